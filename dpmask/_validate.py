@@ -1,0 +1,124 @@
+"""Argument checks shared by every public function of :mod:`dpmask`.
+
+Each checker takes the value and the argument's name, converts it to a float
+array, and raises a :class:`ValueError` that names the argument and the allowed
+range when a value falls outside it.  Nothing downstream has to guard against
+NaN or silently wrong input again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "as_float_array",
+    "check_eps",
+    "check_delta",
+    "check_sigma",
+    "check_positive",
+    "check_n_p",
+    "check_int",
+    "scalar_or_array",
+    "as_rng",
+]
+
+
+def as_float_array(value, name):
+    """Convert *value* to a float64 array; refuse non-numeric input."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got {value!r}") from exc
+    return arr
+
+
+def _first_bad(arr, bad):
+    """Return the first offending value of *arr* where *bad* is true."""
+    return np.asarray(arr)[np.asarray(bad)].flat[0]
+
+
+def check_eps(eps, name="eps", *, upper=None, hypothesis=""):
+    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it)."""
+    arr = as_float_array(eps, name)
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if np.any(bad):
+        raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, bad)!r}")
+    if upper is not None:
+        bad = arr >= upper
+        if np.any(bad):
+            raise ValueError(
+                f"{name} must be < {upper}{hypothesis}, got {_first_bad(arr, bad)!r}"
+            )
+    return arr
+
+
+def check_delta(delta, name="delta", *, upper=1.0, hypothesis=""):
+    """Check 0 < delta < *upper* (1 by default; a theorem may ask for less)."""
+    arr = as_float_array(delta, name)
+    bad = ~np.isfinite(arr) | (arr <= 0) | (arr >= 1)
+    if np.any(bad):
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {_first_bad(arr, bad)!r}")
+    if upper < 1.0:
+        bad = arr >= upper
+        if np.any(bad):
+            raise ValueError(
+                f"{name} must be < {upper}{hypothesis}, got {_first_bad(arr, bad)!r}"
+            )
+    return arr
+
+
+def check_positive(value, name):
+    """Check 0 < value < inf."""
+    arr = as_float_array(value, name)
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if np.any(bad):
+        raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, bad)!r}")
+    return arr
+
+
+def check_sigma(sigma, name="sigma"):
+    """Check the noise standard deviation: 0 < sigma < inf."""
+    return check_positive(sigma, name)
+
+
+def check_int(value, name, *, minimum):
+    """Check that *value* holds whole numbers >= *minimum*; return a float array."""
+    arr = as_float_array(value, name)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum)
+    if np.any(bad):
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {_first_bad(arr, bad)!r}")
+    return arr
+
+
+def check_n_p(n, p, *, n_name="n", p_name="p", margin=0):
+    """Check p >= 1 and n > p + margin (whole numbers); return float arrays."""
+    p_arr = check_int(p, p_name, minimum=1)
+    n_arr = check_int(n, n_name, minimum=2)
+    bad = ~(n_arr > p_arr + margin)
+    if np.any(bad):
+        nb, pb = np.broadcast_arrays(n_arr, p_arr)
+        i = np.argmax(np.broadcast_to(bad, nb.shape))
+        extra = f" + {margin}" if margin else ""
+        raise ValueError(
+            f"{n_name} must exceed {p_name}{extra} (need {n_name} > {p_name}{extra}), "
+            f"got {n_name}={nb.flat[i]:g}, {p_name}={pb.flat[i]:g}"
+        )
+    return n_arr, p_arr
+
+
+def scalar_or_array(result):
+    """Return a Python float for 0-d results and an ndarray otherwise (ufunc style)."""
+    result = np.asarray(result, dtype=float)
+    if result.ndim == 0:
+        return float(result)
+    return result
+
+
+def as_rng(rng):
+    """Turn a seed, None or a Generator into a :class:`numpy.random.Generator`."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"rng must be a numpy.random.Generator, a seed or None, got {rng!r}") from exc

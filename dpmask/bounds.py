@@ -1,0 +1,409 @@
+"""The paper's noise bounds: how large sigma must be for (eps, delta)-DP.
+
+Setting A (noise only) is covered by Theorem 3.2 and Corollary 3.3, Setting B
+(noise, then a Haar-random orthogonal mask) by Theorem 3.4 and Corollary 3.5,
+block-diagonal masking by the remark closing Section 4.  Every function behaves
+like a ufunc: arguments broadcast, a scalar call returns a Python float.
+
+References
+----------
+A. A. Ding, S. S. Wu, G. Miao and S. Chen, "Reducing Noise Level in
+Differential Privacy through Matrix Masking".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+from scipy.optimize import elementwise
+
+from ._validate import (
+    check_delta,
+    check_eps,
+    check_int,
+    check_n_p,
+    check_sigma,
+    scalar_or_array,
+)
+
+__all__ = [
+    "gaussian_upper_quantile",
+    "sigma_a_necessary",
+    "sigma_a_sufficient",
+    "sigma_a_corollary",
+    "g_b",
+    "sigma_b",
+    "sigma_b_corollary",
+    "sigma_b_block",
+    "sufficient_sigma",
+]
+
+_THM32 = " (Theorem 3.2 assumes eps < 1 and delta < 1/2)"
+_COR33 = " (Corollary 3.3 assumes eps < 1 and delta < 0.05)"
+_COR35 = " (Corollary 3.5 assumes eps < 1)"
+
+
+def gaussian_upper_quantile(delta):
+    r"""Upper delta-quantile :math:`\bar\gamma_\delta` of the standard normal.
+
+    Parameters
+    ----------
+    delta : array_like
+        Tail probability, in (0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\bar\gamma_\delta` with :math:`P[Z > \bar\gamma_\delta] = \delta`,
+        computed by ``scipy.stats.norm.isf`` (accurate in the far tail, unlike
+        an inversion through ``erf``).
+
+    Examples
+    --------
+    >>> round(gaussian_upper_quantile(0.01), 4)
+    2.3263
+    """
+    delta = check_delta(delta)
+    return scalar_or_array(stats.norm.isf(delta))
+
+
+def _setting_a_args(eps, delta, upper_delta, hypothesis):
+    eps = check_eps(eps, upper=1.0, hypothesis=hypothesis)
+    delta = check_delta(delta, upper=upper_delta, hypothesis=hypothesis)
+    return eps, delta
+
+
+def sigma_a_necessary(eps, delta):
+    r"""Necessary noise for condition (DP-bound0) in Setting A, Theorem 3.2.
+
+    Implements equation (DP-boundA.nec): :math:`\sigma \ge \bar\gamma_\delta/\varepsilon`.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, 0 < eps < 1.
+    delta : array_like
+        Privacy parameter, 0 < delta < 1/2.
+
+    Returns
+    -------
+    float or ndarray
+        The smallest sigma that the necessary condition allows.
+
+    Notes
+    -----
+    The condition is necessary for the paper's criterion (DP-bound0), the
+    probability that the privacy loss exceeds eps, not for (eps, delta)-DP
+    itself; :mod:`dpmask.exact` gives the tight (eps, delta) curve.
+
+    Examples
+    --------
+    >>> round(sigma_a_necessary(0.1, 0.01), 1)
+    23.3
+    """
+    eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
+    return scalar_or_array(stats.norm.isf(delta) / eps)
+
+
+def sigma_a_sufficient(eps, delta):
+    r"""Sufficient noise for Setting A, Theorem 3.2, equation (DP-boundA.suf).
+
+    :math:`\sigma \ge \frac{\bar\gamma_\delta}{\varepsilon}\left(1 + \frac{1}{2\bar\gamma_\delta^2}\right)`.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, 0 < eps < 1.
+    delta : array_like
+        Privacy parameter, 0 < delta < 1/2.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(sigma_a_sufficient(0.1, 0.01), 1)
+    25.4
+    """
+    eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
+    gamma = stats.norm.isf(delta)
+    return scalar_or_array(gamma / eps * (1.0 + 0.5 / gamma**2))
+
+
+def sigma_a_corollary(eps, delta, kind="sufficient"):
+    r"""Corollary 3.3: explicit Setting A bounds in terms of :math:`\ln(1/\delta)`.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, 0 < eps < 1.
+    delta : array_like
+        Privacy parameter, 0 < delta < 0.05.
+    kind : {"sufficient", "necessary"}
+        ``"sufficient"`` gives :math:`1.7\sqrt{\ln(1/\delta)}/\varepsilon`,
+        ``"necessary"`` gives :math:`\sqrt{\ln(1/\delta)}/\varepsilon`.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    The necessary half rests on Lemma A.1's lower bound
+    :math:`\sqrt{\ln(1/\delta)} < \bar\gamma_\delta`, which the book shows to
+    fail for delta between about 0.032 and 0.05 (chapter A).
+
+    Examples
+    --------
+    >>> round(sigma_a_corollary(0.1, 0.01), 2)
+    36.48
+    """
+    if kind not in ("sufficient", "necessary"):
+        raise ValueError(f"kind must be 'sufficient' or 'necessary', got {kind!r}")
+    eps, delta = _setting_a_args(eps, delta, 0.05, _COR33)
+    factor = 1.7 if kind == "sufficient" else 1.0
+    return scalar_or_array(factor * np.sqrt(-np.log(delta)) / eps)
+
+
+def _b_coefficient(n, p, corrected):
+    """(2 sqrt(p) + 1) / (2 q) with q = n - p, or n - p - 1 when *corrected*."""
+    q = n - p - (1.0 if corrected else 0.0)
+    return (2.0 * np.sqrt(p) + 1.0) / (2.0 * q)
+
+
+def _g_b_raw(sigma, eps, delta, n, p, corrected=False):
+    nc = p / sigma**2
+    quantile = stats.ncx2.isf(delta, 2.0 * (n - p), nc)
+    return _b_coefficient(n, p, corrected) * quantile + np.sqrt(p) - sigma**2 * eps
+
+
+def _check_b_args(eps, delta, n, p, corrected):
+    eps = check_eps(eps)
+    delta = check_delta(delta)
+    n, p = check_n_p(n, p, margin=1 if corrected else 0)
+    return eps, delta, n, p
+
+
+def g_b(sigma, eps, delta, n, p, *, corrected=False):
+    r"""Theorem 3.4's function :math:`g(\sigma)` whose root is the Setting B bound.
+
+    .. math::
+
+        g(\sigma) = \frac{2\sqrt p + 1}{2(n-p)}\,
+        \gamma_{\delta;\,2(n-p),\,p/\sigma^2} + \sqrt p - \sigma^2\varepsilon,
+
+    where :math:`\gamma_{\delta; k, \lambda}` is the upper delta-quantile of the
+    noncentral chi-square law with k degrees of freedom and noncentrality
+    :math:`\lambda` (``scipy.stats.ncx2.isf``).
+
+    Parameters
+    ----------
+    sigma : array_like
+        Noise standard deviation, > 0.
+    eps, delta : array_like
+        Privacy parameters, eps > 0, 0 < delta < 1.
+    n, p : array_like
+        Rows and columns of the data, whole numbers with n > p >= 1.
+    corrected : bool
+        If true, replace the factor 2(n - p) in the denominator by
+        2(n - p - 1): the inner integral of the proof is
+        :math:`G_{n-p-1}`, not :math:`G_{n-p}` (see chapter 5 of the book);
+        needs n > p + 1.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    sigma = check_sigma(sigma)
+    eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)
+    return scalar_or_array(_g_b_raw(sigma, eps, delta, n, p, corrected))
+
+
+def _solve_sigma_b(eps, delta, n, p, corrected):
+    """Vectorised root of g(sigma) = 0 in s = sigma**2 (all inputs validated).
+
+    g is strictly decreasing in sigma, so the root is unique.  Writing
+    s = sigma^2, a bracket comes for free: at s_lo = sqrt(p)/eps the last two
+    terms of g cancel and g(s_lo) > 0; since the quantile term only falls as s
+    grows, s_hi = (c * quantile(s_lo) + sqrt(p)) / eps has g(s_hi) <= 0.
+    """
+    eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
+    c = _b_coefficient(n, p, corrected)
+    df = 2.0 * (n - p)
+    s_lo = np.sqrt(p) / eps
+    s_hi = (c * stats.ncx2.isf(delta, df, p / s_lo) + np.sqrt(p)) / eps
+
+    def h(s, eps, delta, p, df, c):
+        return c * stats.ncx2.isf(delta, df, p / s) + np.sqrt(p) - s * eps
+
+    # The bracket is already the first step of the fixed point s -> (c q(s) + sqrt p)/eps,
+    # whose slope is tiny, so Chandrupatla's method converges in a few steps.
+    res = elementwise.find_root(
+        h,
+        (s_lo, s_hi),
+        args=(eps, delta, p, df, c),
+        tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
+    )
+    s = np.where(s_hi <= s_lo, s_lo, res.x)
+    if not np.all(np.isfinite(s)) or np.any((res.status < 0) & (s_hi > s_lo)):
+        raise RuntimeError("sigma_b: root finding did not converge; please report the arguments")
+    return np.sqrt(s)
+
+
+def sigma_b(eps, delta, n, p, *, corrected=False):
+    r"""Sufficient noise for Setting B, Theorem 3.4: the root of :func:`g_b`.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, eps > 0 (Theorem 3.4 needs no upper limit).
+    delta : array_like
+        Privacy parameter, 0 < delta < 1.
+    n, p : array_like
+        Rows and columns, whole numbers with n > p >= 1.
+    corrected : bool
+        Use 2(n - p - 1) in place of 2(n - p), see :func:`g_b`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`.
+
+    Notes
+    -----
+    Why the root is unique: the noncentral chi-square family is stochastically
+    increasing in its noncentrality, so its upper quantile
+    :math:`\gamma_{\delta; 2(n-p), \lambda}` increases with
+    :math:`\lambda = p/\sigma^2`, which decreases in sigma; the term
+    :math:`-\sigma^2\varepsilon` strictly decreases.  Hence g is strictly
+    decreasing, with :math:`g \to +\infty` as :math:`\sigma \to 0` and
+    :math:`g \to -\infty` as :math:`\sigma \to \infty`: exactly one root, and
+    :math:`g(\sigma) \le 0` (the condition of the theorem) for every larger sigma.
+
+    All points are solved at once by ``scipy.optimize.elementwise.find_root``
+    on a bracket computed in closed form (no Python loop over the grid).
+
+    Examples
+    --------
+    >>> round(sigma_b(0.1, 0.01, 100, 1), 1)
+    6.9
+    """
+    eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)
+    return scalar_or_array(_solve_sigma_b(eps, delta, n, p, corrected))
+
+
+def sigma_b_corollary(eps, delta, n, p):
+    r"""Corollary 3.5: an explicit sufficient sigma for Setting B.
+
+    .. math::
+
+        \sigma \ge \sqrt{\frac{2n - p + \ln(1/\delta)}{2(n-p)}}\;
+        \frac{3\,p^{1/4}}{\sqrt{\varepsilon}}.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, 0 < eps < 1.
+    delta : array_like
+        0 < delta < 1.
+    n, p : array_like
+        Whole numbers, n > p >= 1.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    eps = check_eps(eps, upper=1.0, hypothesis=_COR35)
+    delta = check_delta(delta)
+    n, p = check_n_p(n, p)
+    value = np.sqrt((2 * n - p - np.log(delta)) / (2 * (n - p))) * 3 * p**0.25 / np.sqrt(eps)
+    return scalar_or_array(value)
+
+
+def _check_blocks(block_sizes, p):
+    sizes = check_int(block_sizes, "block_sizes", minimum=1)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError("block_sizes must be a non-empty 1-D sequence of whole numbers")
+    p_arr = check_int(p, "p", minimum=1)
+    if p_arr.ndim != 0:
+        raise ValueError("p must be a single whole number >= 1 when block_sizes is given")
+    small = sizes <= p_arr
+    if np.any(small):
+        i = int(np.argmax(small))
+        raise ValueError(
+            f"every block must have more rows than p={p_arr:g} columns (block_sizes[{i}]={sizes[i]:g}); "
+            "Section 4 needs the smallest block n_s > p"
+        )
+    return sizes, p_arr
+
+
+def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
+    r"""Sufficient noise for block-diagonal masking (Section 4).
+
+    With blocks of sizes :math:`n_1, \dots, n_k`, Theorem 3.4 holds with n
+    replaced by the smallest block :math:`n_s`, which must exceed p.
+
+    Parameters
+    ----------
+    eps, delta : float
+        Privacy parameters, eps > 0, 0 < delta < 1.
+    block_sizes : sequence of int
+        Sizes of the diagonal blocks; each must be larger than p.
+    p : int
+        Number of columns.
+    corrected : bool
+        See :func:`g_b`.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> sigma_b_block(0.1, 0.01, [100, 100, 250], 5) == sigma_b(0.1, 0.01, 100, 5)
+    True
+    """
+    sizes, p = _check_blocks(block_sizes, p)
+    return sigma_b(eps, delta, sizes.min(), p, corrected=corrected)
+
+
+def sufficient_sigma(eps, delta, n, p, setting="B"):
+    """Smallest sigma the paper proves sufficient for a setting.
+
+    Parameters
+    ----------
+    eps, delta : array_like
+        Privacy parameters.
+    n, p : array_like
+        Rows and columns, n > p >= 1.
+    setting : {"A", "B", "C"}
+        ``"A"``: Theorem 3.2's sufficient sigma (needs eps < 1, delta < 1/2).
+        ``"B"`` and ``"C"``: the smaller of Theorem 3.4's root and Theorem
+        3.2's bound, since by Lemma 2.3 any sigma that makes Setting A private
+        makes Setting B private too, and Setting C has Setting B's density
+        (Lemma A.4).  Where Theorem 3.2 does not apply (eps >= 1 or
+        delta >= 1/2), Theorem 3.4 alone is used.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    setting = str(setting).upper()
+    if setting not in ("A", "B", "C"):
+        raise ValueError(f"setting must be 'A', 'B' or 'C', got {setting!r}")
+    eps_arr = check_eps(eps)
+    delta_arr = check_delta(delta)
+    n_arr, p_arr = check_n_p(n, p)
+    if setting == "A":
+        sigma_a_sufficient(eps_arr, delta_arr)  # raises outside Theorem 3.2's hypotheses
+    eps_arr, delta_arr, n_arr, p_arr = np.broadcast_arrays(eps_arr, delta_arr, n_arr, p_arr)
+    ok = (eps_arr < 1) & (delta_arr < 0.5)
+    a = np.full(eps_arr.shape, np.inf)
+    if np.any(ok):
+        gamma = stats.norm.isf(delta_arr[ok])
+        a[ok] = gamma / eps_arr[ok] * (1.0 + 0.5 / gamma**2)
+    if setting == "A":
+        return scalar_or_array(a)
+    b = _solve_sigma_b(eps_arr, delta_arr, n_arr, p_arr, False)
+    return scalar_or_array(np.minimum(b, a))
