@@ -18,8 +18,10 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
+# One BLAS thread per process: the tests multiply thousands of tiny matrices, where extra
+# threads only add wake-up latency (badly so on a busy 2-core machine).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_core.py

@@ -34,7 +34,7 @@ def as_float_array(value, name):
 
 def _first_bad(arr, bad):
     """Return the first offending value of *arr* where *bad* is true."""
-    return np.asarray(arr)[np.asarray(bad)].flat[0]
+    return float(np.broadcast_to(np.asarray(arr), np.shape(bad))[np.asarray(bad)].flat[0])
 
 
 def check_eps(eps, name="eps", *, upper=None, hypothesis=""):
