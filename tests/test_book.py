@@ -1,0 +1,189 @@
+"""The built book: it builds with zero warnings, and every page works in a real browser, offline.
+
+The build runs `jupyter-book build . -W -n --keep-going` (the same flags as `make book`), so a
+failing cell, a broken reference or a missing citation fails this test.  The browser part serves
+the HTML on 127.0.0.1 and drives Debian's Chromium through Playwright: MathJax renders without
+`mjx-merror`, no console error beyond the known harmless ones, no request leaves localhost,
+search finds "Lemma 5.5", and widget pages render their widgets.  Without Chromium the browser
+tests skip with a message that says how to install it (CI installs it and never skips).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# jupyter-book writes to <OUT>/_build/html; DPMASK_BOOK_OUT moves it (e.g. to a scratch folder).
+OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
+HTML = OUT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+
+# Console messages known to be harmless with Jupyter Book 1.0.4 (see TOOLCHAIN.md).
+HARMLESS = (
+    "THEBE_JS_URL",  # sphinx-thebe declares it twice
+    "reading 'Queue'",  # ipywidgets 8 calls MathJax 2 on a MathJax 3 page
+    "invalid theme mode",  # sphinx-book-theme on first visit
+)
+
+
+def _toc_pages():
+    toc = (ROOT / "_toc.yml").read_text()
+    return ["index"] + re.findall(r"file: (\S+)", toc)
+
+
+@pytest.fixture(scope="session")
+def built_book():
+    """Build the book once per session with the strict flags; return the build log."""
+    cmd = [
+        str(Path(sys.executable).with_name("jupyter-book")),
+        "build",
+        str(ROOT),
+        "--path-output",
+        str(OUT),
+        "-W",
+        "-n",
+        "--keep-going",
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600)
+    log = res.stdout + res.stderr
+    if res.returncode != 0:
+        tail = "\n".join(log.splitlines()[-60:])
+        pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
+    return log
+
+
+def test_book_builds_without_warnings(built_book):
+    # Sphinx reports "path: WARNING: message"; the kernel's own "[IPKernelApp] WARNING |" lines are not build warnings.
+    warnings = [line for line in built_book.splitlines() if re.search(r"\b(WARNING|ERROR):", line)]
+    assert not warnings, "\n".join(warnings)
+
+
+def test_every_toc_page_is_built(built_book):
+    for page in _toc_pages():
+        assert (HTML / f"{page}.html").exists(), page
+
+
+def test_pages_reference_no_cdn(built_book):
+    pattern = re.compile(r"""(?:src|href)=["'](https?://[^"']+)""")
+    for page in _toc_pages():
+        text = (HTML / f"{page}.html").read_text()
+        remote = [
+            url
+            for url in pattern.findall(text)
+            if url.endswith(".js") or url.endswith(".css") or "cdn" in url
+        ]
+        assert not remote, f"{page} loads remote assets: {remote}"
+
+
+# --- the browser --------------------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(built_book):
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip(
+            "browser tests need Chromium: install Debian's package with "
+            "`apt-get update && apt-get install -y chromium` (CI does this in .ci/run)"
+        )
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield b
+        b.close()
+
+
+def _visit(browser, url):
+    """Open *url*; return (page, context, console errors, requests that left localhost)."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors, outside = [], []
+
+    def on_console(msg):
+        if msg.type == "error" and not any(h in msg.text for h in HARMLESS):
+            errors.append(msg.text)
+
+    def on_request(route):
+        host = urlparse(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}") if not any(h in str(exc) for h in HARMLESS) else None)
+    context.route("**/*", on_request)
+    page.goto(url, wait_until="load")
+    return page, context, errors, outside
+
+
+def _wait_for_mathjax(page):
+    page.wait_for_function(
+        "() => window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
+        " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false)))",
+        timeout=60000,
+    )
+
+
+@pytest.mark.parametrize("page_name", _toc_pages())
+def test_page_renders_offline(browser, server, page_name):
+    page, context, errors, outside = _visit(browser, f"{server}/{page_name}.html")
+    try:
+        _wait_for_mathjax(page)
+        assert page.locator("mjx-merror").count() == 0, "MathJax reported an error"
+        html = page.content()
+        if "application/vnd.jupyter.widget-view+json" in html:
+            page.wait_for_selector(".jupyter-widgets, .widget-slider, .widget-box", timeout=30000)
+        assert not errors, f"console errors on {page_name}: {errors}"
+        assert not outside, f"{page_name} tried to leave localhost: {outside}"
+    finally:
+        context.close()
+
+
+def test_search_finds_lemma_5_5(browser, server):
+    page, context, errors, outside = _visit(browser, f"{server}/search.html?q=Lemma+5.5")
+    try:
+        page.wait_for_selector("#search-results li a", timeout=30000)
+        hrefs = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.getAttribute('href'))")
+        assert any("05_proofs" in h for h in hrefs), hrefs
+        assert not outside, outside
+    finally:
+        context.close()
