@@ -45,6 +45,7 @@ from .mechanisms import (
     stiefel_frame,
 )
 from .table import table1
+from . import bounds, gq, mechanisms, table  # noqa: E402  (the submodules, as dpmask.gq etc.)
 
 __version__ = "0.1.0"
 
