@@ -43,7 +43,7 @@ def check_data(X, *, name="X"):
     ----------
     X : array_like
         The n x p data set (rows are individuals), scaled so that
-        |x_ij| <= 1 as the paper's equation (XboundedOne) assumes.
+        ``|x_ij| <= 1`` as the paper's equation (XboundedOne) assumes.
     name : str
         Name used in error messages.
 
