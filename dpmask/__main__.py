@@ -25,7 +25,7 @@ def _parser():
     s.add_argument("--n", type=int, required=True, help="number of rows n > p")
     s.add_argument("--p", type=int, required=True, help="number of columns p >= 1")
     t = sub.add_parser("table", help="print the paper's Table 1, recomputed")
-    t.add_argument("--corrected", action="store_true", help="use 2(n-p-1) in Theorem 3.4 (see the book, chapter 5)")
+    t.add_argument("--corrected", action="store_true", help="conservative variant of Theorem 3.4 with 2(n-p-1) (see the book, chapter 5)")
     return parser
 
 

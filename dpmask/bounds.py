@@ -207,9 +207,12 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
         Rows and columns of the data, whole numbers with n > p >= 1.
     corrected : bool
         If true, replace the factor 2(n - p) in the denominator by
-        2(n - p - 1): the inner integral of the proof is
-        :math:`G_{n-p-1}`, not :math:`G_{n-p}` (see chapter 5 of the book);
-        needs n > p + 1.
+        2(n - p - 1).  The proof's inner integral is :math:`G_{n-p-1}`, not
+        :math:`G_{n-p}` as the paper writes; with Lemma 5.5 as the paper
+        states it (:math:`G_q'/G_q < t/q`) that slip costs this factor.  The
+        book's sharper Lemma 5.5(ii), :math:`G_q'/G_q < t/(q+1)`, recovers
+        the paper's constant, so the default (``False``) is proven too; the
+        flag gives the conservative variant for comparison.  Needs n > p + 1.
 
     Returns
     -------
@@ -263,7 +266,8 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     n, p : array_like
         Rows and columns, whole numbers with n > p >= 1.
     corrected : bool
-        Use 2(n - p - 1) in place of 2(n - p), see :func:`g_b`.
+        Use 2(n - p - 1) in place of 2(n - p), the conservative variant
+        discussed in :func:`g_b`.
 
     Returns
     -------

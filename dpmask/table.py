@@ -76,7 +76,8 @@ def table1_arrays(grid=None, *, corrected=False):
         run over their product in that nesting order, as in the paper.
         Defaults to :data:`TABLE1_GRID`.
     corrected : bool
-        Use Theorem 3.4 with 2(n - p - 1) (see :func:`dpmask.bounds.g_b`).
+        Use the conservative variant of Theorem 3.4 with 2(n - p - 1)
+        (see :func:`dpmask.bounds.g_b`).
 
     Returns
     -------
