@@ -74,7 +74,7 @@ def table1_arrays(grid=None, *, corrected=False):
     grid : dict, optional
         Values of ``eps``, ``delta``, ``p`` and ``n`` (each a sequence); rows
         run over their product in that nesting order, as in the paper.
-        Defaults to :data:`TABLE1_GRID`.
+        Defaults to ``TABLE1_GRID``.
     corrected : bool
         Use the conservative variant of Theorem 3.4 with 2(n - p - 1)
         (see :func:`dpmask.bounds.g_b`).
@@ -82,7 +82,7 @@ def table1_arrays(grid=None, *, corrected=False):
     Returns
     -------
     dict of ndarray
-        Keys as :data:`COLUMNS`; ``ratio`` is A sufficient / B sufficient
+        Keys as ``COLUMNS``; ``ratio`` is A sufficient / B sufficient
         (unrounded; the paper prints it rounded to an integer).
     """
     grid = TABLE1_GRID if grid is None else grid

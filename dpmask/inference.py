@@ -1,0 +1,564 @@
+"""Statistics from a masked release: what the Gram matrix keeps, and how to use it.
+
+A masked release ``Y = A (X + C)`` (Setting B) satisfies
+``Y^T Y = (X + C)^T (X + C)`` because ``A`` is orthogonal, so any method that
+sees the data only through the Gram matrix and the number of rows -- least
+squares, principal components, correlations -- gives on ``Y`` exactly what it
+gives on the noisy data ``X + C``.  Setting A releases ``X + C`` itself, so the
+same functions apply there too.  What masking loses is everything else: row
+identity (no residual plots, no joins, no subgroups, no robust or weighted
+fits), and the column means unless the data carried a constant column.
+
+The noise still biases the Gram matrix: ``E[Y^T Y] = X^T X + n sigma^2 I``.
+Subtracting ``n sigma^2 I`` (the method of moments for an errors-in-variables
+model with known noise variance) removes that bias; this module does it, and
+gives standard errors that account for the noise.
+
+Everything here is a plain function of numpy arrays; the core works on the
+Gram matrix and n alone (:func:`ols_from_gram`), and :func:`simulate_gram`
+draws the Gram matrix of a release directly (O(p^3) per draw, whatever n is),
+which is what makes the book's simulations up to n = 10^9 cheap.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ._validate import as_rng, check_int, check_sigma
+
+__all__ = [
+    "OLSResult",
+    "gram",
+    "corrected_gram",
+    "ols_from_gram",
+    "ols_from_release",
+    "correlation_from_release",
+    "pca_from_release",
+    "simulate_gram",
+]
+
+
+class OLSResult(NamedTuple):
+    """Result of :func:`ols_from_gram` / :func:`ols_from_release` (a named tuple).
+
+    Its fields:
+
+    * ``coef`` -- coefficients of the predictors, in the order of ``predictors``
+      (shape ``(k,)``, or ``(..., k)`` for a stack of Gram matrices);
+    * ``se`` -- standard errors, the square roots of the diagonal of ``cov``;
+    * ``cov`` -- estimated covariance matrix of ``coef`` (``(k, k)``);
+    * ``sigma2_resid`` -- estimated variance of the regression error in the
+      *raw* data (noise removed) when the noise is corrected, the residual mean
+      square of the noisy data otherwise.  With correction it can come out
+      negative when the privacy noise swamps the signal; it is returned as
+      computed;
+    * ``df`` -- residual degrees of freedom, n - k;
+    * ``gram`` -- the Gram matrix the fit used (corrected when the noise was);
+    * ``response`` -- column index of the response;
+    * ``predictors`` -- column indices of the predictors;
+    * ``corrected`` -- whether the noise's contribution ``n sigma^2 I`` was removed.
+    """
+
+    coef: np.ndarray
+    se: np.ndarray
+    cov: np.ndarray
+    sigma2_resid: float
+    df: int
+    gram: np.ndarray
+    response: int
+    predictors: np.ndarray
+    corrected: bool
+
+
+def _check_release(Y, name="Y"):
+    try:
+        arr = np.asarray(Y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        i, j = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} must be finite; entry at row {i}, column {j} is {arr[i, j]!r}")
+    return arr
+
+
+def _check_gram(G, name="G", *, batch=False):
+    """Validate a symmetric p x p matrix (or, with *batch*, a stack of them)."""
+    try:
+        arr = np.asarray(G, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers") from exc
+    if arr.ndim < 2 or (arr.ndim > 2 and not batch):
+        shape = "(..., p, p)" if batch else "(p, p)"
+        raise ValueError(f"{name} must have shape {shape}, got {arr.ndim} dimension(s)")
+    if arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 1:
+        raise ValueError(f"{name} must be square (p x p), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    swapped = np.swapaxes(arr, -1, -2)
+    scale = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if not np.allclose(arr, swapped, rtol=1e-10, atol=1e-10 * scale):
+        raise ValueError(f"{name} must be symmetric")
+    return 0.5 * (arr + swapped)
+
+
+def _check_n(n, p):
+    n_arr = check_int(n, "n", minimum=1)
+    if n_arr.ndim != 0:
+        raise ValueError("n must be a single whole number >= 1")
+    return int(n_arr)
+
+
+def _check_column(value, p, name):
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a column index in [-{p}, {p - 1}], got {value!r}")
+    try:
+        idx = operator.index(value)
+    except TypeError as exc:
+        raise ValueError(f"{name} must be a column index in [-{p}, {p - 1}], got {value!r}") from exc
+    if not -p <= idx < p:
+        raise ValueError(f"{name} must be a column index in [-{p}, {p - 1}], got {idx}")
+    return idx % p
+
+
+def _check_sigma_scalar(sigma):
+    arr = check_sigma(sigma)
+    if arr.ndim != 0:
+        raise ValueError("sigma must be a single number > 0 (the noise standard deviation of the release)")
+    return float(arr)
+
+
+def _check_constant(constant, p, *, name="constant", allow_true=False):
+    """None/False -> None; an int -> the column index; True -> error with advice."""
+    if constant is None or constant is False:
+        return None
+    if constant is True:
+        raise ValueError(
+            f"{name}=True cannot be honoured: a column of ones added after masking is not the "
+            f"masked ones column (A 1 is unknown). Put a constant column of ones in X before the "
+            f"release and pass its index, {name}=<column>, in [-{p}, {p - 1}]"
+        )
+    return _check_column(constant, p, name)
+
+
+def gram(Y):
+    """Gram matrix ``Y^T Y`` of a release.
+
+    For a masked release ``Y = A (X + C)`` this equals ``(X + C)^T (X + C)``
+    exactly (A is orthogonal): the Gram matrix is what masking keeps.
+
+    Parameters
+    ----------
+    Y : array_like, shape (n, p)
+        A release (Setting A, B or C), finite entries.
+
+    Returns
+    -------
+    ndarray, shape (p, p)
+
+    Examples
+    --------
+    >>> gram([[1.0, 0.0], [1.0, 2.0]])
+    array([[2., 2.],
+           [2., 4.]])
+    """
+    Y = _check_release(Y)
+    return Y.T @ Y
+
+
+def corrected_gram(G, n, sigma):
+    r"""Remove the noise's expected contribution from a Gram matrix.
+
+    For ``M = X + C`` with ``C`` i.i.d. N(0, sigma^2),
+    :math:`E[M^T M] = X^T X + n\sigma^2 I`, so
+    :math:`\hat G = M^T M - n\sigma^2 I` is an unbiased estimate of
+    :math:`X^T X` (method of moments).
+
+    Parameters
+    ----------
+    G : array_like, shape (p, p) or (..., p, p)
+        Gram matrix of a release (or a stack of them), symmetric.
+    n : int
+        Number of rows of the release.
+    sigma : float
+        Noise standard deviation used by the release, > 0.
+
+    Returns
+    -------
+    ndarray, shape of G
+        May fail to be positive definite when the noise is large for n.
+
+    Examples
+    --------
+    >>> corrected_gram(np.eye(2) * 10.0, 4, 1.0)
+    array([[6., 0.],
+           [0., 6.]])
+    """
+    G = _check_gram(G, batch=True)
+    n = _check_n(n, G.shape[-1])
+    sigma = _check_sigma_scalar(sigma)
+    return G - n * sigma**2 * np.eye(G.shape[-1])
+
+
+def _check_pd(H, what):
+    """Refuse a (stack of) matrices that is not positive definite, saying how many fail."""
+    smallest = np.linalg.eigvalsh(H)[..., 0]
+    bad = ~(smallest > 0)
+    if np.any(bad):
+        count = f" ({int(bad.sum())} of {bad.size})" if bad.size > 1 else ""
+        raise ValueError(
+            f"the {what} is not positive definite{count}: the noise's contribution n*sigma^2 "
+            "is too large for this release to estimate the coefficients (more rows, less noise, "
+            "or fewer predictors are needed); pass correct_noise=False to get the attenuated, "
+            "uncorrected fit instead"
+        )
+
+
+def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False):
+    r"""Least squares from the Gram matrix of a release.
+
+    Regress column ``response`` on all other columns.  Without correction
+    this is ordinary least squares on ``M = X + C``; with correction it is the
+    method-of-moments (errors-in-variables) estimator
+
+    .. math::
+
+        \hat\beta = (G_{ZZ} - n\sigma^2 I)^{-1} G_{Zy},
+
+    which is consistent for the coefficients of the raw data because
+    :math:`E[G] = X^T X + n\sigma^2 I` (noise in the response column adds
+    nothing to :math:`E[G_{Zy}]`; it only inflates :math:`G_{yy}`, which the
+    correction also removes before the residual variance is computed).
+
+    Parameters
+    ----------
+    G : array_like, shape (p, p) or (..., p, p)
+        Gram matrix ``Y^T Y`` of the release (:func:`gram`), or a stack of
+        them (e.g. from :func:`simulate_gram`); every result then gains the
+        leading axes.
+    n : int
+        Number of rows of the release; n > k = p - 1.
+    response : int
+        Column index of the response, in [-p, p-1].
+    sigma : float, optional
+        Noise standard deviation of the release, > 0; required when
+        ``correct_noise`` is true, ignored otherwise.
+    correct_noise : bool
+        Remove ``n sigma^2 I`` from the Gram matrix (default) or not.
+    intercept : int or None
+        Index of a column that held the constant 1 in ``X`` before the
+        release, if any.  Its corrected Gram entry is then set to the known
+        value n.  ``True`` is refused: a column of ones cannot be added after
+        masking (the masked ones column is ``A 1``, unknown).
+    conditional : bool
+        With correction: if false (default) the standard errors are for the
+        population coefficients of the model ``y = Z beta + e`` (they cover
+        the regression error and the privacy noise); if true they cover the
+        privacy noise only, given the data (target: the raw data's own
+        least-squares coefficients).
+
+    Returns
+    -------
+    OLSResult
+
+    Raises
+    ------
+    ValueError
+        On malformed input, ``sigma`` missing when ``correct_noise`` is true,
+        n <= k, or when the (corrected) predictor Gram block is not positive
+        definite (for a stack: when any of them is not; the message counts
+        them).  Nothing is returned as NaN.
+
+    Notes
+    -----
+    Standard errors, corrected case.  The estimator solves
+    :math:`\sum_i \psi_i(\beta) = 0` with
+    :math:`\psi_i = w_i (v_i - w_i^T\beta) + \sigma^2\beta`, where
+    :math:`(w_i, v_i)` is row i of ``M``.  Its sandwich covariance is
+    :math:`\hat G_{ZZ}^{-1} B \hat G_{ZZ}^{-1}`.  The meat B would need the
+    rows, which masking hides; but for Gaussian noise independent of the data
+    and a homoscedastic regression error (variance :math:`\tau^2`), Isserlis'
+    theorem gives it in terms of Gram quantities:
+
+    .. math::
+
+        B = Z^T Z\,(\tau^2 + s_g^2) + n\sigma^2(s_g^2 + \bar e^2)\,I
+            + n\sigma^4\beta\beta^T,\qquad s_g^2 = \sigma^2(1 + \|\beta\|^2),
+
+    with :math:`\bar e^2` the mean squared raw-data residual.  The term
+    :math:`Z^T Z\tau^2` is the ordinary sampling variance of least squares;
+    dropping it (``conditional=True``) leaves the privacy noise's share.
+    Plug-in: :math:`Z^T Z \to \hat G_{ZZ}`, :math:`\tau^2, \bar e^2` from the
+    corrected residual variance (clipped at 0), :math:`\beta \to \hat\beta`.
+    The book checks the coverage of these errors by Monte Carlo.
+
+    Uncorrected case: the textbook ``s^2 G_ZZ^{-1}``, which treats the noisy
+    data as if they were the data; it is exact OLS on ``X + C`` and ignores
+    the attenuation the noise causes.
+
+    Examples
+    --------
+    >>> M = np.array([[1.0, 2.0], [2.0, 4.1], [3.0, 5.9]])
+    >>> fit = ols_from_gram(M.T @ M, 3, response=1, correct_noise=False)
+    >>> round(float(fit.coef[0]), 4)
+    1.9929
+    """
+    G = _check_gram(G, batch=True)
+    p = G.shape[-1]
+    n = _check_n(n, p)
+    response = _check_column(response, p, "response")
+    intercept = _check_constant(intercept, p, name="intercept")
+    if intercept is not None and intercept == response:
+        raise ValueError(f"intercept must differ from response (both are column {response})")
+    if p < 2:
+        raise ValueError(f"a regression needs at least two columns (a response and a predictor), got p={p}")
+    predictors = np.array([j for j in range(p) if j != response])
+    k = predictors.size
+    if n <= k:
+        raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
+    df = n - k
+    if correct_noise:
+        if sigma is None:
+            raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
+        sigma = _check_sigma_scalar(sigma)
+        Gc = G - n * sigma**2 * np.eye(p)
+        if intercept is not None:
+            Gc[..., intercept, intercept] = float(n)
+    else:
+        Gc = G.copy()
+    Gzz = Gc[..., predictors[:, None], predictors[None, :]]
+    gzy = Gc[..., predictors, response]
+    what = "corrected predictor Gram block (G_ZZ - n sigma^2 I)" if correct_noise else "predictor Gram block G_ZZ"
+    _check_pd(Gzz, what)
+    Hinv = np.linalg.inv(Gzz)
+    Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
+    coef = np.einsum("...ij,...j->...i", Hinv, gzy)
+    rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
+    sigma2_resid = rss / df
+    tau2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
+    eye = np.eye(k)
+    if correct_noise:
+        s2 = sigma**2
+        sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
+        ebar2 = tau2 * df / n
+        outer = coef[..., :, None] * coef[..., None, :]
+        meat = Gzz * sg2 + n * s2 * (sg2 + ebar2) * eye + n * s2**2 * outer
+        if not conditional:
+            meat = meat + Gzz * tau2
+        cov = Hinv @ meat @ Hinv
+    else:
+        cov = tau2 * Hinv
+    cov = 0.5 * (cov + np.swapaxes(cov, -1, -2))
+    se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+    sigma2_resid = float(sigma2_resid) if np.ndim(sigma2_resid) == 0 else sigma2_resid
+    return OLSResult(coef, se, cov, sigma2_resid, df, Gc, response, predictors, bool(correct_noise))
+
+
+def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False):
+    """Least squares on a release: :func:`ols_from_gram` applied to ``Y^T Y``.
+
+    Parameters
+    ----------
+    Y : array_like, shape (n, p)
+        The release (Setting A ``X + C`` or Setting B ``A (X + C)``).
+    response : int
+        Column index of the response.
+    sigma : float, optional
+        The release's noise standard deviation; required for the correction.
+    correct_noise, intercept, conditional
+        See :func:`ols_from_gram`.
+
+    Returns
+    -------
+    OLSResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.column_stack([np.ones(400), rng.uniform(-1, 1, 400)])
+    >>> X = np.column_stack([X, 0.2 + 0.5 * X[:, 1]])
+    >>> from dpmask.mechanisms import release_b
+    >>> fit = ols_from_release(release_b(X, 0.05, rng=1), response=2, sigma=0.05, intercept=0)
+    >>> np.round(fit.coef, 1)
+    array([0.2, 0.5])
+    """
+    Y = _check_release(Y)
+    return ols_from_gram(
+        Y.T @ Y,
+        Y.shape[0],
+        response,
+        sigma,
+        correct_noise=correct_noise,
+        intercept=intercept,
+        conditional=conditional,
+    )
+
+
+def _second_moments(Y, sigma, correct_noise, constant):
+    """Covariance-type matrix of the non-constant columns, from the Gram matrix."""
+    Y = _check_release(Y)
+    n, p = Y.shape
+    constant = _check_constant(constant, p)
+    G = Y.T @ Y
+    if correct_noise:
+        if sigma is None:
+            raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
+        G = G - n * _check_sigma_scalar(sigma) ** 2 * np.eye(p)
+    keep = np.array([j for j in range(p) if j != constant])
+    if keep.size == 0:
+        raise ValueError("Y needs at least one column besides the constant one")
+    S = G[np.ix_(keep, keep)]
+    if constant is None:
+        return S / n, keep
+    if n < 2:
+        raise ValueError(f"centring needs n >= 2 rows, got n={n}")
+    # Column sums are the Gram entries with the constant column: G[c, j] = sum_i x_ij (+ noise).
+    sums = G[constant, keep]
+    return (S - np.outer(sums, sums) / n) / (n - 1), keep
+
+
+def correlation_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
+    """Correlation matrix of the data's columns, estimated from a release.
+
+    Parameters
+    ----------
+    Y : array_like, shape (n, p)
+        The release.
+    sigma : float, optional
+        The release's noise standard deviation; required for the correction.
+    correct_noise : bool
+        Remove ``n sigma^2 I`` from the Gram matrix first (default).
+    constant : int or None
+        Index of a column that held the constant 1 before the release.  With
+        it the columns are centred (their sums are the Gram entries with the
+        constant column) and the result is Pearson's correlation of the other
+        columns; without it, masking hides the means and the result is the
+        uncentred correlation (cosine similarity) of all columns.
+
+    Returns
+    -------
+    ndarray
+        Correlation matrix of the non-constant columns, in their order.
+
+    Raises
+    ------
+    ValueError
+        If a (corrected) variance is not positive.
+
+    Examples
+    --------
+    >>> X = np.column_stack([np.ones(5), [0.1, 0.4, -0.3, 0.9, 0.0], [0.2, 0.5, -0.1, 0.7, 0.1]])
+    >>> bool(np.allclose(correlation_from_release(X, correct_noise=False, constant=0),
+    ...                  np.corrcoef(X[:, 1:].T)))
+    True
+    """
+    S, _ = _second_moments(Y, sigma, correct_noise, constant)
+    var = np.diag(S)
+    if np.any(var <= 0):
+        j = int(np.argmax(var <= 0))
+        raise ValueError(
+            f"the (corrected) variance of column {j} is {var[j]:.3g} <= 0: the noise is too large "
+            "for this release to estimate a correlation"
+        )
+    d = 1.0 / np.sqrt(var)
+    R = S * np.outer(d, d)
+    return 0.5 * (R + R.T)
+
+
+def pca_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
+    """Principal components of the data's columns, estimated from a release.
+
+    Eigen-decomposition of the covariance matrix (centred when a constant
+    column is given, the second-moment matrix ``G/n`` otherwise; see
+    :func:`correlation_from_release`).  Masking leaves these unchanged, up to
+    the noise, because they are functions of the Gram matrix.  Corrected
+    eigenvalues can be negative when the noise dominates; they are returned
+    as computed.
+
+    Parameters
+    ----------
+    Y : array_like, shape (n, p)
+    sigma : float, optional
+    correct_noise : bool
+    constant : int or None
+
+    Returns
+    -------
+    eigenvalues : ndarray
+        In decreasing order.
+    eigenvectors : ndarray
+        Columns are the principal directions (sign fixed so that the largest
+        entry of each is positive), in the order of the eigenvalues.
+    """
+    S, _ = _second_moments(Y, sigma, correct_noise, constant)
+    values, vectors = np.linalg.eigh(S)
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])
+    return values, vectors * signs
+
+
+def simulate_gram(XtX, n, sigma, size=None, rng=None):
+    r"""Draw the Gram matrix ``(X + C)^T (X + C)`` of a release without forming it.
+
+    Its law (noncentral Wishart) depends on X only through ``X^T X``: with
+    ``X = Q R`` (thin QR) split the noise into its part in the column space
+    of X and the rest, ``C = Q C_1 + Q_\perp C_2``; then
+
+    .. math::
+
+        M^T M = (R + C_1)^T (R + C_1) + C_2^T C_2,
+
+    with ``C_1`` a p x p Gaussian matrix and ``C_2^T C_2`` an independent
+    Wishart(n - p, sigma^2 I) matrix (Bartlett decomposition,
+    ``scipy.stats.wishart``).  Cost O(p^3) per draw, independent of n; the
+    Gram matrix of a masked release is the same (Setting B keeps it).
+
+    Parameters
+    ----------
+    XtX : array_like, shape (p, p)
+        ``X^T X`` of the data, symmetric positive semidefinite.
+    n : int
+        Rows of the data; n > p.
+    sigma : float
+        Noise standard deviation, > 0.
+    size : int or None
+        Number of draws; None for one.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    ndarray, shape (p, p) or (size, p, p)
+    """
+    XtX = _check_gram(XtX, "XtX")
+    p = XtX.shape[0]
+    n = _check_n(n, p)
+    if n <= p:
+        raise ValueError(f"n must exceed p={p} (a release has more rows than columns), got n={n}")
+    sigma = _check_sigma_scalar(sigma)
+    if size is not None:
+        size = int(check_int(size, "size", minimum=1))
+    rng = as_rng(rng)
+    # Any R with R^T R = X^T X will do (the law depends on R only through R^T R).
+    w, V = np.linalg.eigh(XtX)
+    if w.min() < -1e-9 * max(w.max(), 1.0):
+        raise ValueError("XtX must be positive semidefinite")
+    R = (V * np.sqrt(np.clip(w, 0.0, None))).T
+    m = 1 if size is None else size
+    C1 = sigma * rng.standard_normal((m, p, p))
+    RC = R + C1
+    if n - p >= p:
+        W = stats.wishart(df=n - p, scale=sigma**2 * np.eye(p)).rvs(size=m, random_state=rng)
+        W = np.asarray(W).reshape(m, p, p)
+    else:  # too few degrees of freedom for scipy's Wishart: draw C_2 itself
+        C2 = sigma * rng.standard_normal((m, n - p, p))
+        W = np.einsum("mij,mik->mjk", C2, C2)
+    out = np.einsum("mij,mik->mjk", RC, RC) + W
+    return out[0] if size is None else out

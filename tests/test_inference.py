@@ -1,0 +1,325 @@
+"""Tests for dpmask.inference: least squares, correlations and PCA from a masked release.
+
+The truths used: least squares computed directly on ``X + C`` (numpy's lstsq,
+the same noise matrix), the closed-form mean and variance of the entries of a
+noncentral Wishart matrix, Monte Carlo averages and coverages of real releases
+with tolerances of five Monte Carlo standard errors, and numpy's corrcoef/cov
+on the raw data when no noise is added.
+
+The long Monte Carlo loops draw Setting A releases: the first two tests show
+that a Setting B release has exactly the Gram matrix of the Setting A release
+with the same noise, and the estimators see nothing else, so the laws agree.
+"""
+
+import numpy as np
+import pytest
+
+from dpmask.inference import (
+    correlation_from_release,
+    corrected_gram,
+    gram,
+    ols_from_gram,
+    ols_from_release,
+    pca_from_release,
+    simulate_gram,
+)
+from dpmask.mechanisms import haar_orthogonal, release_a, release_b
+
+BETA = np.array([0.3, -0.2])
+
+
+def _design(n, rng):
+    """Two predictors in [-1, 1] and a response with |y| <= 1 (Definition 2.1's scaling)."""
+    Z = rng.uniform(-1, 1, (n, 2))
+    e = rng.uniform(-0.5, 0.5, n)
+    return np.column_stack([Z, Z @ BETA + e])
+
+
+def _lstsq_fit(M, response):
+    """Reference OLS on an explicit matrix: coefficients and textbook standard errors."""
+    pred = [j for j in range(M.shape[1]) if j != response]
+    Z, y = M[:, pred], M[:, response]
+    coef, *_ = np.linalg.lstsq(Z, y, rcond=None)
+    resid = y - Z @ coef
+    s2 = resid @ resid / (Z.shape[0] - Z.shape[1])
+    se = np.sqrt(np.diag(s2 * np.linalg.inv(Z.T @ Z)))
+    return coef, se, s2
+
+
+# --- what masking keeps --------------------------------------------------------------
+
+
+def test_uncorrected_ols_on_masked_release_is_ols_on_noisy_data():
+    rng = np.random.default_rng(11)
+    X = _design(60, rng)
+    M = X + 0.7 * rng.standard_normal(X.shape)
+    Y = haar_orthogonal(60, rng) @ M  # Setting B with a known A and C
+    for response in (2, 0, -1):
+        fit = ols_from_release(Y, response, correct_noise=False)
+        coef, se, s2 = _lstsq_fit(M, response % 3)
+        np.testing.assert_allclose(fit.coef, coef, rtol=1e-9)
+        np.testing.assert_allclose(fit.se, se, rtol=1e-9)
+        assert fit.sigma2_resid == pytest.approx(s2, rel=1e-9)
+        assert fit.df == 58 and not fit.corrected
+
+
+def test_release_b_keeps_the_gram_of_its_own_noisy_data():
+    # release_b draws C first from the generator: replaying the seed rebuilds M = X + C.
+    rng = np.random.default_rng(12)
+    X = _design(40, rng)
+    sigma = 0.3
+    M = X + sigma * np.random.default_rng(5).standard_normal(X.shape)
+    for method in ("frame", "dense"):
+        Y = release_b(X, sigma, rng=5, method=method)
+        np.testing.assert_allclose(gram(Y), M.T @ M, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            ols_from_release(Y, 2, correct_noise=False).coef, _lstsq_fit(M, 2)[0], rtol=1e-9
+        )
+
+
+def test_corrected_gram_subtracts_n_sigma_squared():
+    G = np.array([[10.0, 1.0], [1.0, 12.0]])
+    np.testing.assert_array_equal(corrected_gram(G, 5, 0.5), [[8.75, 1.0], [1.0, 10.75]])
+
+
+def test_corrected_fit_with_vanishing_noise_is_plain_ols():
+    rng = np.random.default_rng(13)
+    X = _design(80, rng)
+    fit = ols_from_gram(X.T @ X, 80, 2, 1e-12)
+    coef, se, s2 = _lstsq_fit(X, 2)
+    np.testing.assert_allclose(fit.coef, coef, rtol=1e-9)
+    np.testing.assert_allclose(fit.se, se, rtol=1e-6)  # population SE -> textbook SE as sigma -> 0
+
+
+# --- the moment correction -------------------------------------------------------------
+
+
+def test_corrected_estimator_is_unbiased_and_uncorrected_is_attenuated():
+    rng = np.random.default_rng(14)
+    n, sigma, reps = 1000, 0.5, 600
+    X = _design(n, rng)
+    target = _lstsq_fit(X, 2)[0]  # the raw data's own coefficients
+    corr, naive = [], []
+    for _ in range(reps):
+        Y = release_a(X, sigma, rng)
+        corr.append(ols_from_release(Y, 2, sigma).coef)
+        naive.append(ols_from_release(Y, 2, correct_noise=False).coef)
+    corr, naive = np.array(corr), np.array(naive)
+    mc_se = corr.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(corr.mean(axis=0) - target) < 5 * mc_se)
+    # without the correction the noise shrinks the slopes by about s_zz / (s_zz + sigma^2) = 4/7
+    shrink = naive.mean(axis=0) / target
+    assert np.all(np.abs(shrink - (1 / 3) / (1 / 3 + sigma**2)) < 0.05)
+    naive_se = naive.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(naive.mean(axis=0) - target) > 20 * naive_se)
+
+
+def test_corrected_residual_variance_removes_the_response_noise():
+    rng = np.random.default_rng(15)
+    n, sigma, reps = 1000, 0.5, 300
+    X = _design(n, rng)
+    s2_raw = _lstsq_fit(X, 2)[2]
+    est = np.array([ols_from_release(release_a(X, sigma, rng), 2, sigma).sigma2_resid for _ in range(reps)])
+    assert abs(est.mean() - s2_raw) < 5 * est.std(ddof=1) / np.sqrt(reps)
+    naive = ols_from_release(release_a(X, sigma, rng), 2, correct_noise=False).sigma2_resid
+    assert naive > s2_raw + 0.5 * sigma**2  # noise in y (and attenuation) inflates it
+
+
+@pytest.mark.parametrize("conditional", [False, True])
+def test_standard_errors_cover_95_percent(conditional):
+    # conditional=False: new regression errors each replication, target the population beta;
+    # conditional=True: one fixed data set, target its own least-squares coefficients.
+    rng = np.random.default_rng(16 + conditional)
+    n, sigma, reps = 1000, 0.5, 500
+    Z = rng.uniform(-1, 1, (n, 2))
+    X_fixed = np.column_stack([Z, Z @ BETA + rng.uniform(-0.5, 0.5, n)])
+    target = _lstsq_fit(X_fixed, 2)[0] if conditional else BETA
+    hits, naive_hits = [], []
+    for _ in range(reps):
+        X = X_fixed if conditional else np.column_stack([Z, Z @ BETA + rng.uniform(-0.5, 0.5, n)])
+        Y = release_a(X, sigma, rng)
+        fit = ols_from_release(Y, 2, sigma, conditional=conditional)
+        hits.append(np.abs(fit.coef - target) <= 1.959964 * fit.se)
+        naive = ols_from_release(Y, 2, correct_noise=False)
+        naive_hits.append(np.abs(naive.coef - target) <= 1.959964 * naive.se)
+    coverage = np.mean(hits, axis=0)
+    tol = 5 * np.sqrt(0.95 * 0.05 / reps)  # five binomial standard errors, about 0.049
+    assert np.all(np.abs(coverage - 0.95) < tol), coverage
+    assert np.all(np.mean(naive_hits, axis=0) < 0.5)  # the uncorrected SEs do not cover
+
+
+def test_conditional_errors_are_smaller_than_population_errors():
+    rng = np.random.default_rng(17)
+    X = _design(500, rng)
+    Y = release_b(X, 0.4, rng)
+    pop = ols_from_release(Y, 2, 0.4).se
+    cond = ols_from_release(Y, 2, 0.4, conditional=True).se
+    assert np.all(cond < pop)
+
+
+def test_intercept_column_released_with_the_data():
+    rng = np.random.default_rng(18)
+    n, sigma, reps = 1500, 0.4, 200
+    z = rng.uniform(-1, 1, n)
+    X = np.column_stack([np.ones(n), z, 0.2 + 0.5 * z + rng.uniform(-0.3, 0.3, n)])
+    target = _lstsq_fit(X, 2)[0]
+    est = np.array([ols_from_release(release_b(X, sigma, rng), 2, sigma, intercept=0).coef for _ in range(reps)])
+    mc_se = est.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(est.mean(axis=0) - target) < 5 * mc_se)
+    # the known entry n replaces the noisy corrected entry
+    fit = ols_from_release(release_b(X, sigma, rng), 2, sigma, intercept=0)
+    assert fit.gram[0, 0] == n
+
+
+# --- correlations and principal components ------------------------------------------------
+
+
+def test_correlation_and_pca_of_a_noise_free_masked_release_match_the_data():
+    rng = np.random.default_rng(19)
+    n = 50
+    data = rng.uniform(-1, 1, (n, 3))
+    data[:, 1] = 0.5 * data[:, 0] + 0.5 * data[:, 1]
+    Y = haar_orthogonal(n, rng) @ np.column_stack([np.ones(n), data])
+    np.testing.assert_allclose(correlation_from_release(Y, correct_noise=False, constant=0), np.corrcoef(data.T), atol=1e-12)
+    values, vectors = pca_from_release(Y, correct_noise=False, constant=0)
+    ref_values, ref_vectors = np.linalg.eigh(np.cov(data.T))
+    np.testing.assert_allclose(values, ref_values[::-1], rtol=1e-10)
+    for j in range(3):  # same directions up to sign
+        assert abs(abs(vectors[:, j] @ ref_vectors[:, 2 - j]) - 1) < 1e-10
+    # no constant column: uncentred correlation (cosine similarity)
+    Yc = haar_orthogonal(n, rng) @ data
+    norms = np.linalg.norm(data, axis=0)
+    np.testing.assert_allclose(correlation_from_release(Yc, correct_noise=False), data.T @ data / np.outer(norms, norms), atol=1e-12)
+
+
+def test_corrected_correlation_is_close_to_the_data_correlation():
+    rng = np.random.default_rng(20)
+    n, sigma, reps = 2000, 0.5, 100
+    data = rng.uniform(-1, 1, (n, 2))
+    data[:, 1] = 0.6 * data[:, 0] + 0.4 * data[:, 1]
+    X = np.column_stack([np.ones(n), data])
+    truth = np.corrcoef(data.T)[0, 1]
+    est = np.array([correlation_from_release(release_a(X, sigma, rng), sigma, constant=0)[0, 1] for _ in range(reps)])
+    assert abs(est.mean() - truth) < 5 * est.std(ddof=1) / np.sqrt(reps)
+    raw = correlation_from_release(release_b(X, sigma, rng), correct_noise=False, constant=0)[0, 1]
+    assert raw < truth - 0.2  # the noise dilutes the uncorrected correlation
+
+
+# --- the Gram simulator ------------------------------------------------------------------
+
+
+def test_simulate_gram_has_the_noncentral_wishart_moments():
+    rng = np.random.default_rng(21)
+    n, sigma, reps = 30, 0.8, 20000
+    X = rng.uniform(-1, 1, (n, 2))
+    draws = simulate_gram(X.T @ X, n, sigma, size=reps, rng=rng)
+    s2 = sigma**2
+    col2 = (X**2).sum(axis=0)
+    mean = X.T @ X + n * s2 * np.eye(2)
+    # Var of sum_i (x_ij + c_ij)(x_ik + c_ik): 4 s2 x^2 + 2 s2^2 on the diagonal, s2 (x_j^2 + x_k^2) + s2^2 off it
+    var = np.array([[4 * s2 * col2[0] + 2 * n * s2**2, s2 * (col2[0] + col2[1]) + n * s2**2],
+                    [s2 * (col2[0] + col2[1]) + n * s2**2, 4 * s2 * col2[1] + 2 * n * s2**2]])
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 5 * np.sqrt(var / reps))
+    # sample variance: relative standard error about sqrt(2 / reps) for near-Gaussian entries, use 5x that plus kurtosis slack
+    np.testing.assert_allclose(draws.var(axis=0, ddof=1), var, rtol=5 * np.sqrt(3 / reps))
+
+
+def test_simulate_gram_matches_explicit_releases_in_distribution():
+    rng = np.random.default_rng(22)
+    n, sigma, reps = 8, 1.0, 3000
+    X = rng.uniform(-1, 1, (n, 3))
+    direct = np.array([gram(release_a(X, sigma, rng)) for _ in range(reps)])
+    sim = simulate_gram(X.T @ X, n, sigma, size=reps, rng=rng)
+    from scipy import stats
+
+    for j, k in [(0, 0), (0, 1), (2, 2)]:
+        assert stats.ks_2samp(direct[:, j, k], sim[:, j, k]).pvalue > 1e-4
+    small = simulate_gram(X[:4].T @ X[:4], 4, sigma, size=5, rng=rng)  # n - p = 1 < p
+    assert small.shape == (5, 3, 3) and np.all(np.linalg.eigvalsh(small) > 0)
+    assert simulate_gram(X.T @ X, n, sigma, rng=1).shape == (3, 3)
+    few = np.array([gram(release_b(X, sigma, rng)) for _ in range(300)])  # masked releases too
+    assert stats.ks_2samp(few[:, 0, 1], sim[:, 0, 1]).pvalue > 1e-4
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(response=3), "response must be a column index"),
+        (dict(response=-4), "response must be a column index"),
+        (dict(response=1.5), "response must be a column index"),
+        (dict(response=True), "response must be a column index"),
+        (dict(response=2, sigma=None), "sigma .* is required"),
+        (dict(response=2, sigma=-1.0), "sigma must be finite and > 0"),
+        (dict(response=2, sigma=[0.1, 0.2]), "sigma must be a single number"),
+        (dict(response=2, sigma=0.1, intercept=True), "intercept=True cannot be honoured"),
+        (dict(response=2, sigma=0.1, intercept=2), "intercept must differ from response"),
+        (dict(response=2, sigma=0.1, intercept=7), "intercept must be a column index"),
+        (dict(response=2, sigma=50.0), "not positive definite"),
+    ],
+)
+def test_bad_input_raises(kwargs, match):
+    rng = np.random.default_rng(23)
+    Y = release_b(_design(30, rng), 0.1, rng)
+    with pytest.raises(ValueError, match=match):
+        ols_from_release(Y, **kwargs)
+
+
+def test_bad_arrays_raise():
+    with pytest.raises(ValueError, match="2-D"):
+        ols_from_release(np.ones(5), 0, correct_noise=False)
+    with pytest.raises(ValueError, match="finite"):
+        ols_from_release(np.array([[1.0, np.nan], [0.0, 1.0], [1.0, 1.0]]), 0, correct_noise=False)
+    with pytest.raises(ValueError, match="at least two columns"):
+        ols_from_release(np.ones((5, 1)), 0, correct_noise=False)
+    with pytest.raises(ValueError, match="n must exceed the number of predictors"):
+        ols_from_gram(np.eye(3), 2, 0, correct_noise=False)
+    with pytest.raises(ValueError, match="symmetric"):
+        ols_from_gram([[1.0, 2.0], [0.0, 1.0]], 5, 0, correct_noise=False)
+    with pytest.raises(ValueError, match="square"):
+        ols_from_gram(np.ones((2, 3)), 5, 0, correct_noise=False)
+    with pytest.raises(ValueError, match="n must be a whole number"):
+        corrected_gram(np.eye(2), 2.5, 1.0)
+    with pytest.raises(ValueError, match="variance of column"):
+        correlation_from_release(np.eye(4)[:, :2], 1.0)
+    with pytest.raises(ValueError, match="constant=True cannot be honoured"):
+        pca_from_release(np.eye(4)[:, :2], correct_noise=False, constant=True)
+    with pytest.raises(ValueError, match="n must exceed p"):
+        simulate_gram(np.eye(2), 2, 1.0)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        simulate_gram(-np.eye(2), 5, 1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        simulate_gram(np.eye(2), 5, 0.0)
+
+
+def test_stack_of_grams_gives_the_same_fits_as_one_at_a_time():
+    rng = np.random.default_rng(24)
+    X = _design(200, rng)
+    stack = simulate_gram(X.T @ X, 200, 0.3, size=5, rng=rng)
+    batch = ols_from_gram(stack, 200, 2, 0.3)
+    for i in range(5):
+        one = ols_from_gram(stack[i], 200, 2, 0.3)
+        np.testing.assert_allclose(batch.coef[i], one.coef, rtol=1e-12)
+        np.testing.assert_allclose(batch.cov[i], one.cov, rtol=1e-10)
+        assert batch.sigma2_resid[i] == pytest.approx(one.sigma2_resid, rel=1e-12)
+    bad = stack.copy()
+    bad[3] -= 10 * 200 * 0.3**2 * np.eye(3)  # one corrected predictor block far below zero
+    with pytest.raises(ValueError, match=r"not positive definite \(1 of 5\)"):
+        ols_from_gram(bad, 200, 2, 0.3)
+
+
+def test_inference_explorer_numbers_follow_the_sigma_to_the_fourth_law():
+    # rows for a given error scale like sigma^4 when the noise dominates (the sigma^4 terms of the meat)
+    from dpmask.bounds import sigma_b
+    from dpmask.exact import analytic_gaussian_sigma
+    from dpmask.widgets import inference_numbers
+
+    vals = inference_numbers(0.1, 1e-3, 10**6)
+    law = (analytic_gaussian_sigma(0.1, 1e-3) / sigma_b(0.1, 1e-3, 10**9, 2)) ** 4
+    assert abs(vals["rows_ratio"] / law - 1) < 0.02
+    # closed form of the one-predictor first-order error: var = (sigma^4 (1 + 2 b^2) + sigma^2 ((1 + b^2) s + e2)) / (n s^2)
+    s, b, e2, n, sig = 1 / 3, 0.5, 1 / 12 * (1 - 1 / 10**6), 10**6, vals["sigma_b"]
+    closed = np.sqrt((sig**4 * (1 + 2 * b**2) + sig**2 * ((1 + b**2) * s + e2)) / (n * s**2))
+    assert vals["rmse_b"] == pytest.approx(closed, rel=1e-6)
