@@ -1,0 +1,717 @@
+"""Tight privacy curves that the paper does not give: the yardsticks of chapter 7.
+
+* the classical Gaussian calibration of Dwork and Roth,
+* the exact (analytic) (eps, delta) curve of the Gaussian mechanism
+  (Balle and Wang, 2018), which is what Setting A really needs,
+* the paper's own criterion (DP-bound0) for Setting A, computed exactly,
+* the exact (eps, delta) curve of Setting B when p = 1, where the masked
+  release carries exactly the information of a noncentral chi-square.
+
+Every function behaves like a ufunc: arguments broadcast, a scalar call returns
+a Python float.  Privacy curves are evaluated in log space so that tiny deltas
+keep their relative accuracy and large eps does not overflow ``exp(eps)``.
+
+References
+----------
+B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
+privacy: analytical calibration and optimal denoising", ICML 2018.
+C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
+2014, Theorem A.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+from scipy.optimize import elementwise
+
+from . import gq
+from ._validate import check_delta, check_eps, check_int, check_sigma, scalar_or_array
+
+__all__ = [
+    "classical_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_log_delta",
+    "analytic_gaussian_sigma",
+    "setting_a_criterion_delta",
+    "setting_a_criterion_sigma",
+    "masked_p1_worst_pair",
+    "masked_p1_delta",
+    "masked_p1_log_delta",
+    "masked_p1_sigma",
+    "ncx2_hockey_stick_log_delta",
+]
+
+_SQRT2 = np.sqrt(2.0)
+_SQRT_PI = np.sqrt(np.pi)
+# 16-point Gauss-Legendre rule on [-1, 1], for the difference of two erfcx values.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
+_TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
+
+
+# --------------------------------------------------------------------------- classical
+
+
+def classical_gaussian_sigma(eps, delta):
+    r"""Classical Gaussian-mechanism calibration (Dwork and Roth, Theorem A.1).
+
+    :math:`\sigma = \sqrt{2\ln(1.25/\delta)}/\varepsilon` for L2 sensitivity 1.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, 0 < eps < 1 (the theorem is proved only there).
+    delta : array_like
+        Privacy parameter, 0 < delta < 1.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(classical_gaussian_sigma(0.1, 1e-5), 3)
+    48.448
+    """
+    eps = check_eps(eps, upper=1.0, hypothesis=" (the classical Gaussian mechanism is proved for eps < 1 only)")
+    delta = check_delta(delta)
+    return scalar_or_array(np.sqrt(2.0 * np.log(1.25 / delta)) / eps)
+
+
+# --------------------------------------------------------------------------- analytic Gaussian
+
+
+def _erfcx_difference(lo, width):
+    """erfcx(lo) - erfcx(lo + width) for lo >= 0, width > 0, without cancellation.
+
+    For a short interval the difference is the integral of -erfcx'(x) =
+    2/sqrt(pi) - 2 x erfcx(x) > 0, taken by 16-point Gauss-Legendre (the
+    integrand is analytic and varies on a scale >= 1, so the rule is exact to
+    rounding when hi - lo <= 1).  For a long interval the two values differ by
+    a large factor and the plain difference is accurate.
+    """
+    lo, width = np.broadcast_arrays(lo, width)
+    short = width <= 1.0
+    out = special.erfcx(lo) - special.erfcx(lo + width)
+    if np.any(short):
+        # the width is passed, not the upper end: hi - lo would lose digits
+        a, half = lo[short][..., None], 0.5 * width[short][..., None]
+        x = a + half * (_GL_X + 1.0)
+        integrand = 2.0 / _SQRT_PI - 2.0 * x * special.erfcx(x)
+        out = np.array(out, dtype=float)
+        out[short] = half[..., 0] * np.sum(_GL_W * integrand, axis=-1)
+    return out
+
+
+def _gauss_log_delta(eps, sigma):
+    r"""log delta(eps) of the Gaussian mechanism, validated inputs, broadcast.
+
+    delta = Phi(a) - e^eps Phi(b) with a = 1/(2 sigma) - eps sigma and
+    b = a - 1/sigma.  Because b^2/2 - a^2/2 = eps, for a < 0 the two terms share
+    the factor exp(-a^2/2) exactly:
+
+        delta = exp(-a^2/2) [erfcx(-a/sqrt2) - erfcx(-b/sqrt2)] / 2,
+
+    which removes e^eps (no overflow) and the subtraction of two tiny tails;
+    the remaining difference of erfcx values is taken by quadrature of its
+    derivative when the points are close (large sigma).  For a >= 0 the
+    log-space form with ``log_ndtr`` has no cancellation to speak of.
+    """
+    eps, sigma = np.broadcast_arrays(np.asarray(eps, float), np.asarray(sigma, float))
+    a = 0.5 / sigma - eps * sigma
+    out = np.empty(a.shape)
+    neg = a < 0
+    if np.any(neg):
+        lo = -a[neg] / _SQRT2
+        width = 1.0 / (_SQRT2 * sigma[neg])
+        diff = _erfcx_difference(lo, width)
+        with np.errstate(divide="ignore"):
+            out[neg] = -0.5 * a[neg] ** 2 + np.log(0.5 * diff)
+    pos = ~neg
+    if np.any(pos):
+        x = special.log_ndtr(a[pos])
+        y = eps[pos] + special.log_ndtr(a[pos] - 1.0 / sigma[pos])
+        with np.errstate(divide="ignore"):
+            out[pos] = x + np.log(-np.expm1(np.minimum(y - x, 0.0)))
+    return out
+
+
+def analytic_gaussian_log_delta(eps, sigma):
+    r"""Natural log of :func:`analytic_gaussian_delta` (stays finite below 1e-308).
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, eps > 0.
+    sigma : array_like
+        Noise standard deviation (L2 sensitivity 1), sigma > 0.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    eps = check_eps(eps)
+    sigma = check_sigma(sigma)
+    return scalar_or_array(_gauss_log_delta(eps, sigma))
+
+
+def analytic_gaussian_delta(eps, sigma):
+    r"""Exact delta(eps) of the Gaussian mechanism with L2 sensitivity 1.
+
+    .. math::
+
+        \delta(\varepsilon) = \Phi\!\Big(\frac{1}{2\sigma} - \varepsilon\sigma\Big)
+        - e^{\varepsilon}\,\Phi\!\Big(-\frac{1}{2\sigma} - \varepsilon\sigma\Big),
+
+    Balle and Wang (2018), Theorem 8: the mechanism is (eps, delta)-DP if and
+    only if delta is at least this value.  In the book this is the tight
+    privacy curve of Setting A (equation ``eq-setting-a``), whose release is
+    the Gaussian mechanism applied to the whole matrix.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, eps > 0 (any size: e^eps is never formed).
+    sigma : array_like
+        Noise standard deviation, sigma > 0.
+
+    Returns
+    -------
+    float or ndarray
+        delta in [0, 1]; it underflows to 0 only where it is below 1e-308
+        (use :func:`analytic_gaussian_log_delta` there).
+
+    Notes
+    -----
+    Computed in log space: for :math:`a = 1/(2\sigma) - \varepsilon\sigma < 0`
+    both terms carry the factor :math:`e^{-a^2/2}` (because
+    :math:`b^2 - a^2 = 2\varepsilon`), and what is left is a difference of
+    scaled complementary error functions taken without cancellation.
+
+    Examples
+    --------
+    >>> round(analytic_gaussian_delta(1.0, 1.0), 6)
+    0.126937
+    """
+    return scalar_or_array(np.exp(np.asarray(analytic_gaussian_log_delta(eps, sigma))))
+
+
+def _criterion_sigma(eps, delta):
+    gamma = stats.norm.isf(delta)
+    return (gamma + np.sqrt(gamma**2 + 2.0 * eps)) / (2.0 * eps)
+
+
+def _solve_gauss_sigma(eps, delta):
+    """Vectorised root in log sigma of log delta(eps, sigma) = log delta.
+
+    Bracket in closed form.  Upper end: delta(eps) <= P[L > eps] (the paper's
+    criterion), so the criterion's sigma is sufficient.  Lower end: for any
+    t > 0, delta(eps) >= (1 - e^{-t}) P[L > eps + t]; with
+    t = ln(2 / (1 - delta)) this exceeds delta as soon as
+    P[L > eps + t] >= 2 delta / (1 + delta), a quadratic in sigma.
+    """
+    eps, delta = np.broadcast_arrays(eps, delta)
+    hi = _criterion_sigma(eps, delta)
+    t = np.log(2.0) - np.log1p(-delta)
+    g = stats.norm.ppf(2.0 * delta / (1.0 + delta))
+    lo = (-g + np.sqrt(g**2 + 2.0 * (eps + t))) / (2.0 * (eps + t))
+    log_delta = np.log(delta)
+
+    def f(x, eps, log_delta):
+        return _gauss_log_delta(eps, np.exp(x)) - log_delta
+
+    res = elementwise.find_root(f, (np.log(lo), np.log(hi)), args=(eps, log_delta), tolerances=_TOL)
+    if np.any(res.status < 0) or not np.all(np.isfinite(res.x)):
+        raise RuntimeError("analytic_gaussian_sigma: root finding failed; please report the arguments")
+    return np.exp(res.x)
+
+
+def analytic_gaussian_sigma(eps, delta):
+    r"""Smallest sigma making the Gaussian mechanism (eps, delta)-DP (Balle and Wang).
+
+    The inverse in sigma of :func:`analytic_gaussian_delta`: the tight Setting A
+    noise level, against which the paper's Theorem 3.2 and Theorem 3.4 are
+    measured in chapter 7.
+
+    Parameters
+    ----------
+    eps : array_like
+        Privacy parameter, eps > 0.
+    delta : array_like
+        Privacy parameter, 0 < delta < 1.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    delta(eps, sigma) is strictly decreasing in sigma, so the root is unique.
+    All points are solved at once with ``scipy.optimize.elementwise.find_root``
+    in log sigma, on a bracket known in closed form (see the source).
+
+    Examples
+    --------
+    >>> round(analytic_gaussian_sigma(1.0, 1e-5), 4)
+    3.7306
+    """
+    eps = check_eps(eps)
+    delta = check_delta(delta)
+    return scalar_or_array(_solve_gauss_sigma(eps, delta))
+
+
+# --------------------------------------------------------------------------- paper's criterion
+
+
+def setting_a_criterion_delta(eps, sigma):
+    r"""The paper's criterion (DP-bound0) for Setting A, computed exactly.
+
+    For neighbours at Frobenius distance 1 the privacy loss of Setting A is
+    :math:`L \sim N(1/(2\sigma^2), 1/\sigma^2)`, so
+
+    .. math:: P[L > \varepsilon] = P\big[Z > \sigma\varepsilon - 1/(2\sigma)\big].
+
+    Lemma 2.4 (the paper's lem:DPdensity) shows that this probability below
+    delta is *sufficient* for (eps, delta)-DP; it is always at least the exact
+    delta of :func:`analytic_gaussian_delta`.
+
+    Parameters
+    ----------
+    eps : array_like
+        eps > 0.
+    sigma : array_like
+        sigma > 0.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(setting_a_criterion_delta(1.0, 1.0), 6)
+    0.308538
+    """
+    eps = check_eps(eps)
+    sigma = check_sigma(sigma)
+    return scalar_or_array(special.ndtr(0.5 / sigma - eps * sigma))
+
+
+def setting_a_criterion_sigma(eps, delta):
+    r"""Smallest sigma with :math:`P[L > \varepsilon] \le \delta` in Setting A.
+
+    Solving :math:`\sigma\varepsilon - 1/(2\sigma) = \bar\gamma_\delta`, i.e.
+    :math:`\varepsilon\sigma^2 - \bar\gamma_\delta\sigma - 1/2 = 0`, for its
+    positive root:
+
+    .. math::
+
+        \sigma = \frac{\bar\gamma_\delta + \sqrt{\bar\gamma_\delta^2 + 2\varepsilon}}{2\varepsilon}.
+
+    It lies between Theorem 3.2's necessary value :math:`\bar\gamma_\delta/\varepsilon`
+    and its sufficient value
+    :math:`\bar\gamma_\delta(1 + 1/(2\bar\gamma_\delta^2))/\varepsilon`.
+
+    Parameters
+    ----------
+    eps : array_like
+        eps > 0.
+    delta : array_like
+        0 < delta < 1.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(setting_a_criterion_sigma(0.1, 0.01), 4)
+    23.4765
+    """
+    eps = check_eps(eps)
+    delta = check_delta(delta)
+    return scalar_or_array(_criterion_sigma(eps, delta))
+
+
+# --------------------------------------------------------------------------- noncentral chi-square pairs
+
+
+def _log0f1(b, z):
+    """log 0F1(; b; z) for b >= 1, z >= 0, through :func:`dpmask.gq.log_G`.
+
+    0F1(; b; t^2/4) = Gamma(b) (2/t)^{b-1} I_{b-1}(t) = G_q(t) / G_q(0) with
+    q = 2b - 1 (Lemma 5.4's function), which ``log_G`` evaluates without
+    under- or overflow for orders and arguments up to 1e7.
+    """
+    q = 2.0 * np.asarray(b, float) - 1.0
+    t = 2.0 * np.sqrt(np.asarray(z, float))
+    # G_q(0) = B(1/2, q/2)
+    log_g0 = special.gammaln(0.5) + special.gammaln(0.5 * q) - special.gammaln(0.5 * (q + 1.0))
+    return np.asarray(gq.log_G(q, t)) - log_g0
+
+
+def _ncx2_log_ratio(t, df, lam_p, lam_q):
+    """log of the density ratio p_{lam_p}(t) / p_{lam_q}(t) of ncx2(df, .).
+
+    The noncentral chi-square density is the central one times
+    exp(-lam/2) 0F1(; df/2; lam t/4), so the central part cancels.
+    """
+    b = 0.5 * df
+    return -0.5 * (lam_p - lam_q) + _log0f1(b, 0.25 * lam_p * t) - _log0f1(b, 0.25 * lam_q * t)
+
+
+def _ncx2_logsf(c, df, lam):
+    return np.where(lam > 0, stats.ncx2.logsf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
+
+
+def _ncx2_logcdf(c, df, lam):
+    return np.where(lam > 0, stats.ncx2.logcdf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
+
+
+def _log_diff(log_x, log_y):
+    """log(x - y) for x >= y >= 0 given logs; -inf where y >= x."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.minimum(log_y - log_x, 0.0)
+        out = log_x + np.log(-np.expm1(d))
+    return np.where(np.isfinite(log_x), out, -np.inf)
+
+
+def _hs_log_delta(eps, df, lam_p, lam_q):
+    """log of the hockey-stick divergence H_{e^eps}(ncx2(df, lam_p) || ncx2(df, lam_q)).
+
+    Validated, broadcast arrays.  The family has a monotone likelihood ratio
+    in t, so the set {p > e^eps q} is a half-line: {T > c} when lam_p > lam_q
+    and {T < c} when lam_p < lam_q, with c the root of the log density ratio
+    = eps (it exists for lam_p > lam_q; for lam_p < lam_q only when the ratio
+    at t = 0, exp((lam_q - lam_p)/2), exceeds e^eps, else delta = 0).
+    """
+    eps, df, lam_p, lam_q = np.broadcast_arrays(*(np.asarray(v, float) for v in (eps, df, lam_p, lam_q)))
+    out = np.full(eps.shape, -np.inf)
+    up = lam_p > lam_q
+    down = (lam_p < lam_q) & (0.5 * (lam_q - lam_p) > eps)
+    for mask, sign in ((up, 1.0), (down, -1.0)):
+        if not np.any(mask):
+            continue
+        e, k, lp, lq = eps[mask], df[mask], lam_p[mask], lam_q[mask]
+
+        def f(x, e, k, lp, lq):
+            return sign * (_ncx2_log_ratio(np.exp(x), k, lp, lq) - e)
+
+        x0 = np.log(k + 0.5 * (lp + lq))
+        # Search t in [e^-50, t_max]: above t_max both laws have tail mass below 1e-300
+        # (the noncentral chi-square tail is lighter than exp(-(sqrt t - sqrt lam)^2 / 2)
+        # once t is past twice its mean), so a threshold there means delta = 0 in doubles.
+        lmax = np.maximum(lp, lq)
+        xmax = np.log(2.0 * (k + lmax) + (np.sqrt(lmax) + 45.0) ** 2 + 3000.0)
+        br = elementwise.bracket_root(f, x0 - 0.1, x0 + 0.1, xmin=-50.0, xmax=xmax, args=(e, k, lp, lq))
+        found = br.status == 0
+        if np.any(~found & ~((br.status == -1) & (f(xmax, e, k, lp, lq) < 0))):
+            raise RuntimeError("ncx2 hockey stick: threshold search failed; please report the arguments")
+        val = np.full(e.shape, -np.inf)  # no threshold below t_max: the set {p > e^eps q} has no mass
+        if np.any(found):
+            args = (e[found], k[found], lp[found], lq[found])
+            res = elementwise.find_root(f, (br.bracket[0][found], br.bracket[1][found]), args=args, tolerances=_TOL)
+            if np.any(res.status < 0):
+                raise RuntimeError("ncx2 hockey stick: threshold search failed; please report the arguments")
+            c = np.exp(res.x)
+            e_, k_, lp_, lq_ = args
+            if sign > 0:
+                val[found] = _log_diff(_ncx2_logsf(c, k_, lp_), e_ + _ncx2_logsf(c, k_, lq_))
+            else:
+                val[found] = _log_diff(_ncx2_logcdf(c, k_, lp_), e_ + _ncx2_logcdf(c, k_, lq_))
+        out[mask] = val
+    return out
+
+
+def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
+    r"""log delta(eps) between two noncentral chi-square laws with equal df.
+
+    .. math::
+
+        \delta = \sup_S P(S) - e^\varepsilon Q(S),\quad
+        P = \chi'^2_{df}(\lambda_P),\; Q = \chi'^2_{df}(\lambda_Q).
+
+    Parameters
+    ----------
+    eps : array_like
+        eps > 0.
+    df : array_like
+        Degrees of freedom, whole number >= 2.
+    lam_p, lam_q : array_like
+        Noncentralities, >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        log delta (``-inf`` where delta = 0).
+
+    Notes
+    -----
+    The family has a monotone likelihood ratio in t, so the optimal set is
+    a half-line whose end c solves :math:`\log p_{\lambda_P}(c) - \log
+    p_{\lambda_Q}(c) = \varepsilon`; then
+    :math:`\delta = P(T > c) - e^\varepsilon Q(T > c)` (or with ``<`` when
+    :math:`\lambda_P < \lambda_Q`), from ``scipy.stats.ncx2`` in log space.
+    """
+    eps = check_eps(eps)
+    df = check_int(df, "df", minimum=2)
+    for name, lam in (("lam_p", lam_p), ("lam_q", lam_q)):
+        arr = np.asarray(lam, float)
+        if np.any(~np.isfinite(arr) | (arr < 0)):
+            raise ValueError(f"{name} must be finite and >= 0, got {lam!r}")
+    return scalar_or_array(_hs_log_delta(eps, df, np.asarray(lam_p, float), np.asarray(lam_q, float)))
+
+
+# --------------------------------------------------------------------------- worst neighbours
+
+
+_S_FRACTIONS = np.array([0.0, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 1.0])
+_LOG_FLOOR = -1.0e5  # stands in for log(0) inside root finders, far below any target
+
+
+def _pair_from(r, s):
+    return r**2 + s, max(r - 1.0, 0.0) ** 2 + s
+
+
+def _grid_log_delta(eps, sigma, df, n_rows, bound):
+    """log delta on the candidate grid for many (eps, sigma, df, n_rows) at once.
+
+    Returns ``(vals, a, b, r, s)``, each of shape (elements, 2 * grid size):
+    the first half of the columns are the pairs (hi, lo), the second (lo, hi).
+    """
+    eps, sigma, df, n_rows, bound = (
+        np.asarray(v, float).ravel() for v in np.broadcast_arrays(eps, sigma, df, n_rows, bound)
+    )
+    lin, frac = (g.ravel() for g in np.meshgrid(np.linspace(0.0, 1.0, 7), _S_FRACTIONS, indexing="ij"))
+    r = 1.0 + (np.maximum(bound, 1.0) - 1.0)[:, None] * lin[None, :]
+    s = frac[None, :] * ((n_rows - 1.0) * bound**2)[:, None]
+    hi = r**2 + s
+    lo = np.maximum(r - 1.0, 0.0) ** 2 + s
+    a = np.concatenate([hi, lo], axis=1)
+    b = np.concatenate([lo, hi], axis=1)
+    s2 = (sigma**2)[:, None]
+    shape = a.shape
+    vals = _hs_log_delta(
+        np.broadcast_to(eps[:, None], shape), np.broadcast_to(df[:, None], shape), a / s2, b / s2
+    )
+    rr = np.concatenate([r, r], axis=1)
+    ss = np.concatenate([s, s], axis=1)
+    return vals, a, b, rr, ss
+
+
+def _refine(eps, sigma, df, n_rows, bound, r0, s0, swap, start):
+    """Bounded local search in (r, s) from a grid point; scalar arguments."""
+    from scipy.optimize import minimize
+
+    smax = (n_rows - 1.0) * bound**2
+    rspan = max(bound - 1.0, 0.0)
+    s2 = sigma**2
+
+    def pair(z):
+        aa, bb = _pair_from(1.0 + rspan * z[0], smax * z[1])
+        return (bb, aa) if swap else (aa, bb)
+
+    def neg(z):
+        aa, bb = pair(z)
+        v = _hs_log_delta(np.array([eps]), np.array([float(df)]), np.array([aa / s2]), np.array([bb / s2]))[0]
+        return -max(v, _LOG_FLOOR)
+
+    z0 = [(r0 - 1.0) / rspan if rspan > 0 else 0.0, s0 / smax if smax > 0 else 0.0]
+    res = minimize(neg, z0, method="L-BFGS-B", bounds=[(0.0, 1.0 if rspan > 0 else 0.0), (0.0, 1.0)])
+    if -res.fun > start[0]:
+        return (float(-res.fun),) + tuple(float(v) for v in pair(res.x))
+    return start
+
+
+def _worst_pairs(eps, sigma, df, n_rows, bound):
+    """Worst (log delta, a, b) for many points: the grid, then local refinement
+    wherever the best grid point is not the corner r = bound, s = 0."""
+    eps, sigma, df, n_rows, bound = (
+        np.asarray(v, float).ravel() for v in np.broadcast_arrays(eps, sigma, df, n_rows, bound)
+    )
+    vals, a, b, r, s = _grid_log_delta(eps, sigma, df, n_rows, bound)
+    i = np.argmax(vals, axis=1)
+    rows = np.arange(eps.size)
+    best_v, best_a, best_b = vals[rows, i], a[rows, i], b[rows, i]
+    corner = (r[rows, i] == r.max(axis=1)) & (s[rows, i] == 0.0)
+    half = vals.shape[1] // 2
+    for k in np.flatnonzero(~corner & np.isfinite(best_v)):
+        v, aa, bb = _refine(eps[k], sigma[k], df[k], n_rows[k], bound[k], r[k, i[k]], s[k, i[k]],
+                            i[k] >= half, (best_v[k], best_a[k], best_b[k]))
+        best_v[k], best_a[k], best_b[k] = v, aa, bb
+    return best_v, best_a, best_b
+
+
+def _worst_pair(eps, sigma, df, n_rows, bound):
+    """(log delta, a, b) for the worst ordered pair, scalar arguments."""
+    v, a, b = _worst_pairs(eps, sigma, df, n_rows, bound)
+    return float(v[0]), float(a[0]), float(b[0])
+
+
+def _worst_log_delta(eps, sigma, df, n_rows, bound):
+    eps, sigma, df, n_rows, bound = np.broadcast_arrays(eps, sigma, df, n_rows, bound)
+    return _worst_pairs(eps, sigma, df, n_rows, bound)[0].reshape(eps.shape)
+
+
+def _pair_sigma(eps, log_delta, df, a, b):
+    """Vectorised sigma solving log delta(eps; a/sigma^2, b/sigma^2) = log_delta."""
+    eps, log_delta, df, a, b = np.broadcast_arrays(eps, log_delta, df, a, b)
+    shift = np.abs(a - b)
+    guess = np.sqrt(shift * _solve_gauss_sigma(eps, np.exp(log_delta)) / np.sqrt(2.0 * df))
+    x0 = np.log(guess)
+
+    def f(x, eps, log_delta, df, a, b):
+        s2 = np.exp(2.0 * x)
+        return np.maximum(_hs_log_delta(eps, df, a / s2, b / s2), _LOG_FLOOR) - log_delta
+
+    args = (eps, log_delta, df, a, b)
+    br = elementwise.bracket_root(f, x0 - 0.3, x0 + 0.3, xmin=x0 - 12.0, xmax=x0 + 12.0, args=args)
+    if np.any(br.status != 0):
+        raise RuntimeError("sigma search: no bracket found; please report the arguments")
+    res = elementwise.find_root(f, br.bracket, args=args, tolerances=dict(xrtol=1e-13, xatol=0.0))
+    if np.any(res.status < 0):
+        raise RuntimeError("sigma search did not converge; please report the arguments")
+    return np.exp(res.x)
+
+
+def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
+    """Smallest sigma with delta(worst pair) <= delta.
+
+    Start from the corner pair (r = bound, s = 0), solve for sigma, look for a
+    worse pair at that sigma with the full search, and re-solve for it if one
+    exists.  Each round can only raise sigma, and the answer is the largest of
+    the per-pair sigmas, so it stops at the supremum over the searched pairs.
+    """
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (eps, delta, df, n_rows, bound)))
+    eps, delta, df, n_rows, bound = (
+        np.array(v, float).ravel() for v in np.broadcast_arrays(eps, delta, df, n_rows, bound)
+    )
+    log_delta = np.log(delta)
+    a = bound**2
+    b = np.maximum(bound - 1.0, 0.0) ** 2
+    sigma = _pair_sigma(eps, log_delta, df, a, b)
+    for _ in range(max_rounds):
+        v, aa, bb = _worst_pairs(eps, sigma, df, n_rows, bound)
+        worse = v > log_delta + 1e-9
+        a[worse], b[worse] = aa[worse], bb[worse]
+        if not np.any(worse):
+            return sigma.reshape(shape)
+        sigma[worse] = np.maximum(
+            sigma[worse], _pair_sigma(eps[worse], log_delta[worse], df[worse], a[worse], b[worse])
+        )
+    raise RuntimeError("worst-pair search did not settle; please report the arguments")
+
+
+# --------------------------------------------------------------------------- Setting B, p = 1
+
+
+def _check_p1(eps, n):
+    eps = check_eps(eps)
+    n = check_int(n, "n", minimum=2)
+    return eps, n
+
+
+def masked_p1_worst_pair(eps, sigma, n):
+    r"""The neighbours that maximise delta(eps) in Setting B with p = 1.
+
+    Parameters
+    ----------
+    eps : float
+        eps > 0.
+    sigma : float
+        sigma > 0.
+    n : int
+        Rows, n >= 2.
+
+    Returns
+    -------
+    tuple of float
+        ``(log_delta, a, b)``: the worst :math:`\log\delta` and the squared
+        norms :math:`a = \|X\|^2`, :math:`b = \|X'\|^2` of the pair (the
+        distribution is that of X, the comparison law that of X').
+    """
+    eps, n = _check_p1(eps, n)
+    sigma = check_sigma(sigma)
+    if eps.ndim or n.ndim or np.ndim(sigma):
+        raise ValueError("masked_p1_worst_pair takes scalar eps, sigma and n")
+    return _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+
+
+def masked_p1_log_delta(eps, sigma, n):
+    r"""log of :func:`masked_p1_delta` (finite far below 1e-308)."""
+    eps, n = _check_p1(eps, n)
+    sigma = check_sigma(sigma)
+    return scalar_or_array(_worst_log_delta(eps, sigma, n, n, 1.0))
+
+
+def masked_p1_delta(eps, sigma, n):
+    r"""Exact delta(eps) of Setting B (noise, then a Haar mask) for p = 1.
+
+    With one column the release :math:`Y = A(X + C)` is uniform on the sphere
+    of radius :math:`\|X + C\|` whatever X is, so it carries exactly the
+    information of :math:`T = \|X + C\|^2/\sigma^2 \sim
+    \chi'^2_n(\|X\|^2/\sigma^2)`.  Neighbours change one entry of
+    :math:`X \in [-1, 1]^n` by at most 1, so the reachable pairs of squared
+    norms are :math:`(a, b)` with :math:`a, b \in [0, n]`, :math:`|a - b| \le 1`.
+
+    Parameters
+    ----------
+    eps : array_like
+        eps > 0.
+    sigma : array_like
+        sigma > 0.
+    n : array_like
+        Rows, whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\sup_{X \sim X'} \sup_S P_X(S) - e^\varepsilon P_{X'}(S)`.
+
+    Notes
+    -----
+    The noncentral chi-square family has a monotone likelihood ratio in T, so
+    for each pair the optimal set is a half-line and
+    :math:`\delta = P_a(T > c) - e^\varepsilon P_b(T > c)` (for a > b) with
+    c the root of the log density ratio :math:`= \varepsilon`; the hockey stick
+    grows as a and b move apart, so the worst pair has :math:`|a - b| = 1`.
+    The remaining position :math:`\min(a, b) \in [0, n - 1]` and the ordering
+    are searched numerically (:func:`masked_p1_worst_pair`); the book's
+    checks find the pair :math:`(\|X\|^2, \|X'\|^2) = (1, 0)` worst throughout.
+
+    Examples
+    --------
+    >>> round(masked_p1_delta(1.0, 1.0, 10), 9)
+    6.4877e-05
+    """
+    return scalar_or_array(np.exp(np.asarray(masked_p1_log_delta(eps, sigma, n))))
+
+
+def masked_p1_sigma(eps, delta, n):
+    r"""Smallest sigma making Setting B (eps, delta)-DP when p = 1, exactly.
+
+    The inverse in sigma of :func:`masked_p1_delta`, which decreases in sigma
+    (more noise is a post-processing: :math:`A(X + C) + C'` with independent
+    :math:`C'` is the release at a larger sigma).  Compare with Theorem 3.4
+    (:func:`dpmask.bounds.sigma_b` with p = 1), a sufficient value.
+
+    Parameters
+    ----------
+    eps : array_like
+        eps > 0.
+    delta : array_like
+        0 < delta < 1.
+    n : array_like
+        Rows, whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(masked_p1_sigma(0.1, 0.01, 100), 3)
+    0.836
+    """
+    eps, n = _check_p1(eps, n)
+    delta = check_delta(delta)
+    return scalar_or_array(_worst_sigma(eps, delta, n, n, 1.0))
