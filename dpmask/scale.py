@@ -1,0 +1,556 @@
+"""Masking data that do not fit in memory: block-diagonal and full Setting B on Dask.
+
+Two releases work on a Dask array (``dask.array.Array``) whose row chunks are blocks
+of rows, with memory bounded by a few chunks whatever the number of rows n:
+
+* :func:`release_block_dask` -- block-diagonal masking (Section 4 of the
+  paper): every row chunk is a block, masked on its own by an independent
+  Haar matrix through the frame identity (see :mod:`dpmask.mechanisms`).
+  Its noise is :func:`dpmask.bounds.sigma_b_block` of the chunk sizes.
+* :func:`release_b_dask` -- full Setting B, one Haar matrix over all n rows.
+  The release ``A (X + C)`` has the law of ``U R`` where ``R`` is the
+  p x p triangular factor of ``M = X + C`` and ``U`` a uniform n x p frame
+  independent of ``R``.  Both p x p factors (``R`` of ``M`` and the factor
+  that turns a Gaussian n x p array into a frame) come from a tall-skinny QR
+  (TSQR, Demmel et al. 2012) that keeps only the R factors: each chunk sends
+  a p x p matrix up a tree, so nothing of size n x n, and no n x p array,
+  is ever held.  A chunk of M is reduced by Householder QR (stable for any
+  data); a Gaussian chunk, well conditioned, by Cholesky of its Gram matrix,
+  which is several times faster.  Output chunks regenerate their Gaussian chunk from its
+  seed rather than keeping it from the first pass.
+
+Randomness is keyed by block: block ``i`` draws its noise from
+``SeedSequence(root, spawn_key=(0, i))`` and its frame from
+``SeedSequence(root, spawn_key=(1, i))``, where ``root`` is drawn once from
+``rng``.  The result depends on the seed and the chunking only, never on the
+scheduler or the order in which chunks run.  :func:`noisy_data_dask` returns
+the ``X + C`` that both releases mask (same ``rng``, same ``C``), for checks.
+
+Dask is an optional dependency (extra ``scale``); it is imported only here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from contextlib import nullcontext
+
+import numpy as np
+
+from ._validate import as_rng, check_int, check_sigma
+
+__all__ = [
+    "balanced_chunks",
+    "random_data_dask",
+    "noisy_data_dask",
+    "release_block_dask",
+    "release_b_dask",
+    "stiefel_frame_dask",
+    "compute",
+    "write_npy",
+]
+
+_NOISE, _FRAME = 0, 1
+_FAN_IN = 16  # R factors combined per node of the TSQR tree
+
+
+def _dask():
+    try:
+        import dask
+        import dask.array as da
+    except ImportError as exc:  # pragma: no cover - exercised only without dask
+        raise ImportError(
+            "dpmask.scale needs Dask: pip install 'dpmask[scale]' (dask[array])"
+        ) from exc
+    return dask, da
+
+
+def _root_entropy(rng):
+    """One 63-bit integer from ``rng``: the root of every block's seed."""
+    return int(as_rng(rng).integers(0, 2**63 - 1))
+
+
+def _block_rng(root, stream, i):
+    return np.random.default_rng(np.random.SeedSequence(root, spawn_key=(stream, i)))
+
+
+def _as_dask_matrix(X, name="X"):
+    """A 2-D float Dask array with one column chunk and known row chunks."""
+    _, da = _dask()
+    if not isinstance(X, da.Array):
+        raise ValueError(f"{name} must be a dask.array.Array (use dpmask.mechanisms for in-memory arrays)")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n rows x p columns), got {X.ndim} dimension(s)")
+    if any(math.isnan(c) for c in X.chunks[0]):
+        raise ValueError(f"{name} has unknown row chunk sizes; call {name}.compute_chunk_sizes() first")
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
+    if len(X.chunks[1]) != 1:  # a block is a set of whole rows: join the column chunks
+        X = X.rechunk({1: -1})
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    return X
+
+
+def _check_blocks_exceed_p(chunks, p, name="X"):
+    for i, size in enumerate(chunks):
+        if size <= p:
+            raise ValueError(
+                f"every row chunk of {name} must have more rows than p={p} columns "
+                f"(each chunk is a masking block); chunk {i} has {size} rows: "
+                f"rechunk, e.g. {name}.rechunk({{0: {max(2 * p, 1000)}}})"
+            )
+
+
+def _checked_block(X_b, offset):
+    """The check of :func:`dpmask.mechanisms.check_data` on one chunk, rows numbered globally."""
+    arr = np.asarray(X_b, dtype=np.float64)
+    bad = ~np.isfinite(arr) | (np.abs(arr) > 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"every entry of X must be finite and lie in [-1, 1]; "
+            f"row {offset + i}, column {j} is {float(arr[i, j])!r}"
+        )
+    return arr
+
+
+def _offsets(chunks):
+    return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(int)
+
+
+def balanced_chunks(n, target):
+    """Row chunk sizes near ``target`` that sum to n and differ by at most one.
+
+    The noise of block-diagonal masking is set by the smallest block
+    (:func:`dpmask.bounds.sigma_b_block`), so a short remainder chunk, as
+    ``chunks=target`` leaves when ``target`` does not divide n, costs
+    privacy.  Use ``X.rechunk({0: balanced_chunks(n, target)})``.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows, >= 1.
+    target : int
+        Wanted rows per chunk, 1 <= target <= n.
+
+    Returns
+    -------
+    tuple of int
+        ``k = max(1, round(n / target))`` sizes, each ``n // k`` or ``n // k + 1``.
+
+    Examples
+    --------
+    >>> balanced_chunks(10, 3)
+    (4, 3, 3)
+    """
+    n = int(check_int(n, "n", minimum=1))
+    target = int(check_int(target, "target", minimum=1))
+    if target > n:
+        raise ValueError(f"target must be <= n={n} (rows per chunk), got {target}")
+    k = max(1, int(round(n / target)))
+    small, extra = divmod(n, k)
+    return (small + 1,) * extra + (small,) * (k - extra)
+
+
+# ---------------------------------------------------------------------------
+# data and noise
+# ---------------------------------------------------------------------------
+
+def random_data_dask(n, p, *, chunks=100_000, rng=None, distribution="uniform"):
+    """Lazily generated data with entries in [-1, 1], for benchmarks and examples.
+
+    Parameters
+    ----------
+    n, p : int
+        Shape, n >= 1, p >= 1.
+    chunks : int
+        Rows per chunk (the last chunk may be shorter).
+    rng : numpy.random.Generator, int or None
+        Seed; the same seed gives the same array.
+    distribution : {"uniform", "normal"}
+        ``"uniform"``: i.i.d. uniform on [-1, 1]; ``"normal"``: standard
+        normal entries clipped to [-1, 1].
+
+    Returns
+    -------
+    dask.array.Array, shape (n, p), one column chunk
+    """
+    _, da = _dask()
+    n = int(check_int(n, "n", minimum=1))
+    p = int(check_int(p, "p", minimum=1))
+    chunks = int(check_int(chunks, "chunks", minimum=1))
+    if distribution not in ("uniform", "normal"):
+        raise ValueError(f"distribution must be 'uniform' or 'normal', got {distribution!r}")
+    gen = da.random.default_rng(_root_entropy(rng))
+    if distribution == "uniform":
+        return gen.uniform(-1.0, 1.0, size=(n, p), chunks=(chunks, p))
+    return da.clip(gen.standard_normal(size=(n, p), chunks=(chunks, p)), -1.0, 1.0)
+
+
+def _noisy_block(X_b, sigma, root, i, offset):
+    X_b = _checked_block(X_b, offset)
+    return X_b + sigma * _block_rng(root, _NOISE, i).standard_normal(X_b.shape)
+
+
+def noisy_data_dask(X, sigma, rng=None):
+    """Setting A on Dask, ``X + C``: the matrix that the Dask releases mask.
+
+    With the same ``rng`` (the same seed, or a Generator in the same state),
+    :func:`release_block_dask` and :func:`release_b_dask` mask exactly this
+    ``X + C``, so ``Y^T Y`` of a release can be checked against it.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with entries in [-1, 1] (checked chunk by chunk at compute time).
+    sigma : float
+        Noise standard deviation, > 0.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    dask.array.Array, shape (n, p)
+    """
+    X = _as_dask_matrix(X)
+    sigma = float(check_sigma(sigma))
+    root = _root_entropy(rng)
+    return _map_rows(X, _noisy_block, sigma, root, name="dpmask-noisy")
+
+
+def _map_rows(X, func, *args, name):
+    """Apply ``func(X_b, *args, i, offset)`` to every row chunk ``i``."""
+    dask, da = _dask()
+    token = dask.base.tokenize(X, func.__name__, *args)
+    return X.map_blocks(
+        _call_with_block_index, func, *args, dtype=np.float64, name=f"{name}-{token}",
+    )
+
+
+def _call_with_block_index(X_b, func, *args, block_info=None):
+    info = block_info[0]
+    return func(X_b, *args, info["chunk-location"][0], info["array-location"][0][0])
+
+
+# ---------------------------------------------------------------------------
+# block-diagonal masking
+# ---------------------------------------------------------------------------
+
+def _mask_block(X_b, sigma, root, i, offset):
+    M_b = _noisy_block(X_b, sigma, root, i, offset)
+    n_b, p = M_b.shape
+    Z_b = _block_rng(root, _FRAME, i).standard_normal((n_b, p))
+    return Z_b @ (np.linalg.inv(_r_gram(Z_b)) @ _r_of(M_b))
+
+
+def release_block_dask(X, sigma, rng=None):
+    """Block-diagonal masking (Section 4) of a Dask array, one block per row chunk.
+
+    Block ``i`` (the i-th row chunk, of size ``n_i``) is released as
+    ``A_i (X_i + C_i)`` with ``A_i`` an independent n_i x n_i Haar matrix,
+    drawn through the frame identity as ``U_i R_i`` (O(n_i p^2) time), so
+    the whole release costs O(n p^2) and holds a few chunks in memory.
+    The noise that makes this (eps, delta)-DP is
+    ``dpmask.bounds.sigma_b_block(eps, delta, X.chunks[0], p)``: Theorem 3.4
+    with n replaced by the smallest chunk.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with entries in [-1, 1] (checked chunk by chunk when computed).
+        Its row chunks are the blocks and must each have more than p rows;
+        several column chunks are joined into one.
+    sigma : float
+        Noise standard deviation, > 0.
+    rng : numpy.random.Generator, int or None
+        Seed of every block's noise and Haar matrix (keyed by block index,
+        so the result does not depend on scheduling).
+
+    Returns
+    -------
+    dask.array.Array, shape (n, p), same chunks as ``X`` (lazy: compute it
+    with :func:`compute` or write it with :func:`write_npy`).
+
+    Raises
+    ------
+    ValueError
+        If a row chunk has p rows or fewer, or sigma is not > 0.
+
+    Notes
+    -----
+    For every block, ``Y_i^T Y_i = (X_i + C_i)^T (X_i + C_i)``: masking keeps
+    each block's Gram matrix, and ``E[Y^T Y] = X^T X + n sigma^2 I``.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> X = da.full((300, 2), 0.5, chunks=(100, 2))
+    >>> Y = release_block_dask(X, 1.0, rng=0)
+    >>> Y.chunks
+    ((100, 100, 100), (2,))
+    """
+    X = _as_dask_matrix(X)
+    _check_blocks_exceed_p(X.chunks[0], X.shape[1])
+    sigma = float(check_sigma(sigma))
+    root = _root_entropy(rng)
+    return _map_rows(X, _mask_block, sigma, root, name="dpmask-block")
+
+
+# ---------------------------------------------------------------------------
+# full Setting B: R-only TSQR and a blockwise uniform frame
+# ---------------------------------------------------------------------------
+
+def _r_of(A):
+    """Householder triangular factor of a tall or short block (rows min(n_b, p))."""
+    return np.linalg.qr(A, mode="r")
+
+
+def _r_gram(Z):
+    """Upper-triangular R with positive diagonal and R^T R = Z^T Z, for a Gaussian block.
+
+    Cholesky of the Gram matrix (Cholesky QR): a Gaussian block is well
+    conditioned, so this is accurate, and it is many times faster than
+    Householder QR for tall blocks.  Householder with the sign fix takes
+    over if the Gram matrix is numerically singular (a block with fewer
+    rows than columns).
+    """
+    try:
+        return np.linalg.cholesky(Z.T @ Z).T
+    except np.linalg.LinAlgError:
+        return _positive_diagonal(_r_of(Z))
+
+
+def _r_noisy(X_b, sigma, root, i, offset):
+    return _r_of(_noisy_block(X_b, sigma, root, i, offset))
+
+
+def _r_gaussian(n_b, p, root, i):
+    return _r_gram(_block_rng(root, _FRAME, i).standard_normal((n_b, p)))
+
+
+def _r_stack(*factors):
+    return _r_of(np.vstack(factors))
+
+
+def _tsqr_r(leaves):
+    """Combine per-chunk R factors up a tree of fan-in ``_FAN_IN``."""
+    dask, _ = _dask()
+    level = list(leaves)
+    while len(level) > 1:
+        level = [
+            dask.delayed(_r_stack, pure=True)(*level[j:j + _FAN_IN])
+            for j in range(0, len(level), _FAN_IN)
+        ]
+    return dask.delayed(_r_stack, pure=True)(level[0])
+
+
+def _positive_diagonal(R_z):
+    """Positive-diagonal version of R_z: Z = (Z R_z^{-1}) R_z is then Z's unique thin QR."""
+    signs = np.sign(np.diag(R_z))
+    signs[signs == 0] = 1.0
+    return R_z * signs[:, None]
+
+
+def _frame_times(index_block, root, R_z, R_m, row_chunks, p, block_info=None):
+    """Output chunk i of U R_m with U = Z R_z^{-1}, Z regenerated from its seed."""
+    i = block_info[None]["chunk-location"][0]
+    Z_b = _block_rng(root, _FRAME, i).standard_normal((row_chunks[i], p))
+    # p x p inverse, then one n_b x p x p product (scipy's triangular solve is
+    # slow for many small calls when BLAS threads compete with Dask's)
+    S = np.linalg.inv(_positive_diagonal(R_z))
+    return Z_b @ (S if R_m is None else S @ R_m)
+
+
+def _frame_array(row_chunks, p, root, R_m):
+    """Lazy U (R_m None) or U R_m: Gaussian TSQR with sign fix, built blockwise."""
+    dask, da = _dask()
+    row_chunks = tuple(int(c) for c in row_chunks)
+    R_z = _tsqr_r(dask.delayed(_r_gaussian, pure=True)(n_b, p, root, i)
+                  for i, n_b in enumerate(row_chunks))
+    index = da.arange(len(row_chunks), chunks=1)
+    token = dask.base.tokenize(root, R_z, R_m, row_chunks, p)
+    return index.map_blocks(
+        _frame_times, root, R_z, R_m, row_chunks, p,
+        chunks=(row_chunks, (p,)), new_axis=1, dtype=np.float64, name=f"dpmask-frame-{token}",
+    )
+
+
+def _row_chunks(n, chunks):
+    chunks = int(check_int(chunks, "chunks", minimum=1))
+    full, rest = divmod(n, chunks)
+    return (chunks,) * full + ((rest,) if rest else ())
+
+
+def stiefel_frame_dask(n, p, rng=None, *, chunks=100_000):
+    """A uniformly distributed n x p frame (orthonormal columns), built blockwise.
+
+    ``U = Z R^{-1}`` where ``Z`` is an n x p standard Gaussian array and ``R``
+    its TSQR factor with a positive diagonal, i.e. ``U`` is the Q factor of
+    ``Z`` with Mezzadri's sign fix, so its law is uniform on the Stiefel
+    manifold.  Only p x p factors are combined; ``Z`` is generated twice
+    from per-chunk seeds instead of being held.
+
+    Parameters
+    ----------
+    n, p : int
+        Shape, n >= p >= 1.
+    rng : numpy.random.Generator, int or None
+    chunks : int
+        Rows per chunk.
+
+    Returns
+    -------
+    dask.array.Array, shape (n, p)
+    """
+    n = int(check_int(n, "n", minimum=1))
+    p = int(check_int(p, "p", minimum=1))
+    if p > n:
+        raise ValueError(f"p must be <= n for an n x p frame, got n={n}, p={p}")
+    return _frame_array(_row_chunks(n, chunks), p, _root_entropy(rng), None)
+
+
+def release_b_dask(X, sigma, rng=None):
+    """Setting B, equation (modelB), on a Dask array: ``Y = A (X + C)``, one Haar A.
+
+    By the frame identity (:mod:`dpmask.mechanisms`), ``A (X + C)`` has the
+    law of ``U R`` with ``R`` the p x p TSQR factor of ``M = X + C`` and
+    ``U`` a uniform n x p frame independent of ``M``
+    (:func:`stiefel_frame_dask`).  Two passes over the rows: the first
+    reduces every chunk of ``M`` and of a Gaussian array to p x p factors,
+    the second writes ``U_i R`` chunk by chunk.  O(n p^2) time, a few chunks
+    of memory, no n x n matrix; the noise needed is
+    :func:`dpmask.bounds.sigma_b` with the full n.
+
+    Parameters
+    ----------
+    X : dask.array.Array, shape (n, p)
+        Data with entries in [-1, 1] (checked chunk by chunk when computed),
+        n > p.  Row chunks may have any size (even fewer rows than p);
+        several column chunks are joined into one.
+    sigma : float
+        Noise standard deviation, > 0.
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    dask.array.Array, shape (n, p), with the row chunks of ``X`` (lazy).
+
+    Notes
+    -----
+    ``Y^T Y = (X + C)^T (X + C)`` exactly (up to rounding), with ``X + C``
+    given by :func:`noisy_data_dask` with the same ``rng``.
+    """
+    dask, _ = _dask()
+    X = _as_dask_matrix(X)
+    n, p = X.shape
+    if n <= p:
+        raise ValueError(f"X must have more rows than columns (n > p) for masking, got n={n}, p={p}")
+    sigma = float(check_sigma(sigma))
+    root = _root_entropy(rng)
+    offsets = _offsets(X.chunks[0])
+    leaves = [
+        dask.delayed(_r_noisy, pure=True)(X_b, sigma, root, i, int(offsets[i]))
+        for i, X_b in enumerate(X.to_delayed(optimize_graph=False).ravel())
+    ]
+    R_m = _tsqr_r(leaves)
+    return _frame_array(X.chunks[0], p, root, R_m)
+
+
+# ---------------------------------------------------------------------------
+# running: progress bar, writing chunk by chunk
+# ---------------------------------------------------------------------------
+
+def _progress(progress):
+    if progress:
+        from dask.diagnostics import ProgressBar
+
+        return ProgressBar()
+    return nullcontext()
+
+
+def compute(Y, *, progress=False, scheduler=None):
+    """Compute a lazy release into memory, optionally with Dask's progress bar.
+
+    Parameters
+    ----------
+    Y : dask.array.Array
+    progress : bool
+        Show Dask's ``dask.diagnostics.ProgressBar`` (for long runs).
+    scheduler : str or None
+        Passed to ``dask.compute`` (e.g. ``"synchronous"`` for debugging).
+
+    Returns
+    -------
+    ndarray
+    """
+    dask, _ = _dask()
+    with _progress(progress):
+        (out,) = dask.compute(Y, scheduler=scheduler)
+    return out
+
+
+class _NpyRowWriter:
+    """A ``da.store`` target that writes row slices of a C-ordered .npy file with pwrite.
+
+    Unlike a memory map, nothing written stays resident in this process.
+    """
+
+    def __init__(self, fd, data_offset, shape, dtype):
+        self.fd, self.data_offset = fd, data_offset
+        self.shape, self.dtype = shape, np.dtype(dtype)
+        self.row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * self.dtype.itemsize
+
+    def __setitem__(self, key, value):
+        rows = key[0] if isinstance(key, tuple) else key
+        rest = key[1:] if isinstance(key, tuple) else ()
+        if any(k != slice(0, s, None) and k != slice(None) for k, s in zip(rest, self.shape[1:])):
+            raise ValueError("write_npy needs whole rows in every chunk (one column chunk)")
+        start = rows.start or 0
+        data = np.ascontiguousarray(value, dtype=self.dtype)
+        os.pwrite(self.fd, data.tobytes(), self.data_offset + start * self.row_bytes)
+
+
+def write_npy(Y, path, *, progress=False, scheduler=None):
+    """Write a lazy release to a ``.npy`` file chunk by chunk.
+
+    Each chunk is written at its place in the file as soon as it is computed
+    and then dropped, so memory stays at a few chunks however large ``Y``
+    is.  Read the result with ``np.load(path, mmap_mode="r")``.
+
+    Parameters
+    ----------
+    Y : dask.array.Array, shape (n, p)
+        For example the output of :func:`release_block_dask` or
+        :func:`release_b_dask`.
+    path : str or os.PathLike
+        File to create (overwritten if it exists).
+    progress : bool
+        Show Dask's progress bar.
+    scheduler : str or None
+        Passed to ``dask.array.store``.
+
+    Returns
+    -------
+    str
+        The path written.
+    """
+    _, da = _dask()
+    if not isinstance(Y, da.Array) or Y.ndim != 2:
+        raise ValueError("Y must be a 2-D dask.array.Array")
+    if len(Y.chunks[1]) != 1:
+        Y = Y.rechunk({1: -1})
+    path = os.fspath(path)
+    dtype = np.dtype(Y.dtype)
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": Y.shape}
+    with open(path, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+        data_offset = fh.tell()
+        fh.truncate(data_offset + Y.shape[0] * Y.shape[1] * dtype.itemsize)
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        target = _NpyRowWriter(fd, data_offset, Y.shape, dtype)
+        with _progress(progress):
+            da.store(Y, target, lock=False, scheduler=scheduler)
+    finally:
+        os.close(fd)
+    return path

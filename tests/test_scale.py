@@ -1,0 +1,301 @@
+"""Tests for dpmask.scale: masking Dask arrays block by block and as one Setting B release.
+
+Truths used: the Gram identity ``Y^T Y = (X + C)^T (X + C)`` (to rounding),
+the moment identity ``E[Y^T Y] = X^T X + n sigma^2 I`` by Monte Carlo within
+five standard errors per entry, the law of one coordinate of a uniform frame
+(``U_11^2 ~ Beta(1/2, (n-1)/2)``, scipy), and two-sample Kolmogorov-Smirnov
+tests against the dense Haar reference ``release_b(..., method="dense")``.
+Randomised checks are seeded, so they pass or fail the same way every run.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+from dpmask import scale  # noqa: E402
+from dpmask.mechanisms import release_b, release_block  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+KS_LEVEL = 1e-3  # a correct sampler fails a seeded KS test at this level with probability 0.001
+
+
+def tiled(X0, copies):
+    """``copies`` stacked copies of X0, one per chunk: each block is an independent replicate."""
+    n0, p = X0.shape
+    return da.from_array(np.tile(X0, (copies, 1)), chunks=(n0, p))
+
+
+def fixed_data(n, p, seed=0):
+    return np.random.default_rng(seed).uniform(-1, 1, size=(n, p))
+
+
+# --------------------------------------------------------------------------- block-diagonal path
+
+def test_block_release_keeps_every_block_gram():
+    X = scale.random_data_dask(600, 3, chunks=150, rng=1)
+    Y = release_block(X, 0.7, rng=5).compute()
+    M = scale.noisy_data_dask(X, 0.7, rng=5).compute()
+    for start in range(0, 600, 150):
+        b = slice(start, start + 150)
+        np.testing.assert_allclose(Y[b].T @ Y[b], M[b].T @ M[b], rtol=1e-10, atol=1e-9)
+    # and it is a masked release, not the noisy data itself
+    assert not np.allclose(Y, M)
+
+
+def test_block_release_is_deterministic_and_scheduler_free():
+    X = scale.random_data_dask(800, 2, chunks=100, rng=3)
+    a = scale.release_block_dask(X, 1.0, rng=11).compute(scheduler="threads")
+    b = scale.release_block_dask(X, 1.0, rng=11).compute(scheduler="synchronous")
+    c = scale.release_block_dask(X, 1.0, rng=np.random.default_rng(11)).compute()
+    d = scale.release_block_dask(X, 1.0, rng=12).compute()
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+    assert not np.allclose(a, d)
+
+
+def test_block_release_joins_column_chunks():
+    X0 = fixed_data(400, 4)
+    one = scale.release_block_dask(da.from_array(X0, chunks=(100, 4)), 1.0, rng=2).compute()
+    many = scale.release_block_dask(da.from_array(X0, chunks=(100, 1)), 1.0, rng=2).compute()
+    np.testing.assert_allclose(one, many, rtol=1e-12, atol=1e-12)
+
+
+def test_block_not_larger_than_p_is_refused():
+    X = da.zeros((30, 5), chunks=((10, 5, 15), (5,)))
+    with pytest.raises(ValueError, match=r"chunk 1 has 5 rows"):
+        scale.release_block_dask(X, 1.0, rng=0)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [(1.5, r"row 203, column 1"), (np.nan, r"finite.*row 203, column 1 is nan")],
+)
+def test_block_bad_entries_fail_at_compute(bad, message):
+    X0 = np.zeros((400, 2))
+    X0[203, 1] = bad
+    Y = scale.release_block_dask(da.from_array(X0, chunks=(100, 2)), 1.0, rng=0)
+    with pytest.raises(ValueError, match=message):
+        Y.compute(scheduler="synchronous")
+
+
+@pytest.mark.parametrize("sigma", [0.0, -1.0, np.inf, np.nan])
+def test_bad_sigma_is_refused(sigma):
+    X = da.zeros((40, 2), chunks=(20, 2))
+    with pytest.raises(ValueError, match="sigma"):
+        scale.release_block_dask(X, sigma, rng=0)
+    with pytest.raises(ValueError, match="sigma"):
+        scale.release_b_dask(X, sigma, rng=0)
+
+
+def test_non_dask_and_wrong_shapes_are_refused():
+    with pytest.raises(ValueError, match="dask.array.Array"):
+        scale.release_block_dask(np.zeros((40, 2)), 1.0)
+    with pytest.raises(ValueError, match="2-D"):
+        scale.release_block_dask(da.zeros(40, chunks=20), 1.0)
+    with pytest.raises(ValueError, match="n > p"):
+        scale.release_b_dask(da.zeros((3, 3), chunks=(3, 3)), 1.0)
+    with pytest.raises(ValueError, match="unknown row chunk"):
+        X = da.zeros((40, 2), chunks=(20, 2))
+        scale.release_block_dask(X[X[:, 0] > -1], 1.0)
+
+
+def test_release_block_dispatches_dask_arrays():
+    X = scale.random_data_dask(300, 2, chunks=100, rng=4)
+    via_mechanisms = release_block(X, 1.0, rng=9)
+    assert isinstance(via_mechanisms, da.Array)
+    np.testing.assert_array_equal(via_mechanisms.compute(), scale.release_block_dask(X, 1.0, rng=9).compute())
+
+
+def test_block_moments_match_theory():
+    # E[Y_b^T Y_b] = X_b^T X_b + n_b sigma^2 I for every block; 1500 independent blocks.
+    X0, sigma, copies = fixed_data(8, 2, seed=1), 0.8, 1500
+    Y = scale.release_block_dask(tiled(X0, copies), sigma, rng=21).compute()
+    grams = np.einsum("kia,kib->kab", Y.reshape(copies, 8, 2), Y.reshape(copies, 8, 2))
+    mean, se = grams.mean(axis=0), grams.std(axis=0, ddof=1) / np.sqrt(copies)
+    truth = X0.T @ X0 + 8 * sigma**2 * np.eye(2)
+    assert np.all(np.abs(mean - truth) < 5 * se), (mean, truth, se)
+
+
+def test_block_rows_follow_dense_haar_reference():
+    # One block of the Dask release against release_b(..., method="dense") on the same data.
+    X0, sigma, copies = fixed_data(6, 2, seed=2), 0.5, 1000
+    Y = scale.release_block_dask(tiled(X0, copies), sigma, rng=31).compute().reshape(copies, 6, 2)
+    rng = np.random.default_rng(32)
+    ref = np.stack([release_b(X0, sigma, rng, method="dense") for _ in range(copies)])
+    for stat in (lambda A: np.sum(A[:, 0] ** 2, axis=1), lambda A: A[:, 0, 0], lambda A: A[:, 5, 1]):
+        assert stats.ks_2samp(stat(Y), stat(ref)).pvalue > KS_LEVEL
+
+
+def test_block_release_is_not_just_noise():
+    # Power check for the KS comparison above: Setting A (no masking) is rejected.
+    X0, sigma, copies = fixed_data(6, 2, seed=2), 0.5, 1000
+    M = scale.noisy_data_dask(tiled(X0, copies), sigma, rng=31).compute().reshape(copies, 6, 2)
+    rng = np.random.default_rng(32)
+    ref = np.stack([release_b(X0, sigma, rng, method="dense") for _ in range(copies)])
+    assert stats.ks_2samp(M[:, 0, 0], ref[:, 0, 0]).pvalue < KS_LEVEL
+
+
+# --------------------------------------------------------------------------- full Setting B
+
+@pytest.mark.parametrize("chunks", [(100, 100, 100), (37, 2, 200, 61), (300,)])
+def test_release_b_dask_keeps_the_gram_matrix(chunks):
+    X = da.from_array(fixed_data(300, 3, seed=3), chunks=(chunks, (3,)))
+    Y = scale.release_b_dask(X, 0.9, rng=41)
+    assert Y.chunks[0] == chunks
+    Y = Y.compute()
+    M = scale.noisy_data_dask(X, 0.9, rng=41).compute()
+    np.testing.assert_allclose(Y.T @ Y, M.T @ M, rtol=1e-10, atol=1e-9)
+
+
+def test_release_b_dask_mixes_all_rows():
+    # One Haar matrix over all rows: unlike the block release, a chunk's Gram is not kept.
+    X = da.from_array(fixed_data(200, 2, seed=4), chunks=(50, 2))
+    Y = scale.release_b_dask(X, 0.5, rng=1).compute()
+    M = scale.noisy_data_dask(X, 0.5, rng=1).compute()
+    assert not np.allclose(Y[:50].T @ Y[:50], M[:50].T @ M[:50], rtol=0.05)
+
+
+def test_release_b_dask_is_deterministic():
+    X = scale.random_data_dask(500, 2, chunks=70, rng=8)
+    a = scale.release_b_dask(X, 1.0, rng=5).compute(scheduler="threads")
+    b = scale.release_b_dask(X, 1.0, rng=5).compute(scheduler="synchronous")
+    np.testing.assert_array_equal(a, b)
+
+
+def _many_releases(X0, sigma, copies, chunks, seed):
+    X = da.from_array(X0, chunks=(chunks, (X0.shape[1],)))
+    rng = np.random.default_rng(seed)
+    outs = dask.compute(*[scale.release_b_dask(X, sigma, rng) for _ in range(copies)], optimize_graph=False)
+    return np.stack(outs)
+
+
+def test_release_b_dask_moments_match_theory():
+    X0, sigma, copies = fixed_data(9, 2, seed=5), 0.6, 250
+    Y = _many_releases(X0, sigma, copies, (3, 3, 3), seed=51)
+    grams = np.einsum("kia,kib->kab", Y, Y)
+    mean, se = grams.mean(axis=0), grams.std(axis=0, ddof=1) / np.sqrt(copies)
+    truth = X0.T @ X0 + 9 * sigma**2 * np.eye(2)
+    assert np.all(np.abs(mean - truth) < 5 * se), (mean, truth, se)
+
+
+def test_release_b_dask_rows_follow_dense_reference():
+    X0, sigma, copies = fixed_data(9, 2, seed=6), 0.6, 250
+    Y = _many_releases(X0, sigma, copies, (4, 5), seed=61)
+    rng = np.random.default_rng(62)
+    ref = np.stack([release_b(X0, sigma, rng, method="dense") for _ in range(copies)])
+    for stat in (lambda A: np.sum(A[:, 0] ** 2, axis=1), lambda A: A[:, 0, 0], lambda A: A[:, 8, 1]):
+        assert stats.ks_2samp(stat(Y), stat(ref)).pvalue > KS_LEVEL
+
+
+def test_stiefel_frame_dask_is_uniform():
+    n, p, copies = 12, 3, 300
+    rng = np.random.default_rng(71)
+    frames = np.stack(dask.compute(*[scale.stiefel_frame_dask(n, p, rng, chunks=5) for _ in range(copies)],
+                                  optimize_graph=False))
+    gram_error = np.abs(np.einsum("kia,kib->kab", frames, frames) - np.eye(p)).max()
+    assert gram_error < 1e-12
+    # each column is uniform on the sphere S^{n-1}: U_ij^2 ~ Beta(1/2, (n-1)/2)
+    for i, j in [(0, 0), (11, 2), (6, 1)]:
+        assert stats.kstest(frames[:, i, j] ** 2, stats.beta(0.5, (n - 1) / 2).cdf).pvalue > KS_LEVEL
+    # the sign fix matters: without it the first entry's sign would be biased
+    assert abs(np.mean(frames[:, 0, 0] > 0) - 0.5) < 5 * 0.5 / np.sqrt(copies)
+
+
+def test_stiefel_frame_dask_refuses_bad_shapes():
+    with pytest.raises(ValueError, match="p must be <= n"):
+        scale.stiefel_frame_dask(2, 3)
+    with pytest.raises(ValueError, match="chunks"):
+        scale.stiefel_frame_dask(10, 2, chunks=0)
+
+
+# --------------------------------------------------------------------------- data, running, writing
+
+def test_random_data_dask_is_bounded_and_seeded():
+    a = scale.random_data_dask(1000, 3, chunks=300, rng=1)
+    assert a.chunks == ((300, 300, 300, 100), (3,))
+    values = a.compute()
+    assert values.min() >= -1 and values.max() <= 1
+    assert abs(values.mean()) < 5 * np.sqrt(1 / 3) / np.sqrt(values.size)
+    np.testing.assert_array_equal(values, scale.random_data_dask(1000, 3, chunks=300, rng=1).compute())
+    clipped = scale.random_data_dask(1000, 3, chunks=300, rng=1, distribution="normal").compute()
+    assert clipped.min() == -1 and clipped.max() == 1
+    with pytest.raises(ValueError, match="distribution"):
+        scale.random_data_dask(10, 2, distribution="cauchy")
+
+
+def test_write_npy_round_trips_and_shows_progress(tmp_path, capsys):
+    X = scale.random_data_dask(1000, 3, chunks=128, rng=2)
+    Y = scale.release_block_dask(X, 1.0, rng=3)
+    path = scale.write_npy(Y, tmp_path / "release.npy", progress=True)
+    assert "100% Completed" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.load(path), scale.compute(Y))
+    quiet = scale.write_npy(Y.rechunk((128, 1)), tmp_path / "quiet.npy")
+    assert capsys.readouterr().out == ""
+    np.testing.assert_array_equal(np.load(quiet), np.load(path))
+
+
+def test_bench_scale_quick_runs():
+    env = dict(os.environ, MPLBACKEND="Agg")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_scale.py"), "--quick"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "slope" in run.stdout and "peak memory" in run.stdout
+
+
+@pytest.mark.parametrize("n, target", [(10, 4), (10**7 + 13, 200_000), (7, 7), (1000, 1), (999, 500)])
+def test_balanced_chunks_sum_to_n_and_differ_by_one(n, target):
+    sizes = scale.balanced_chunks(n, target)
+    assert sum(sizes) == n and max(sizes) - min(sizes) <= 1
+    assert len(sizes) == max(1, round(n / target))
+
+
+def test_balanced_chunks_refuses_bad_targets():
+    with pytest.raises(ValueError, match="target must be <= n"):
+        scale.balanced_chunks(5, 6)
+    with pytest.raises(ValueError, match="target"):
+        scale.balanced_chunks(5, 0)
+
+
+# --------------------------------------------------------------------------- the chapter's explorer
+
+def test_block_numbers_price_of_blocks():
+    widgets = pytest.importorskip("dpmask.widgets")
+    pytest.importorskip("ipywidgets")
+    from dpmask import bounds
+
+    one = widgets.block_numbers(0.1, 1e-3, 10**5, 10, 10**5)
+    assert one["blocks"] == 1 and one["smallest"] == 10**5 and one["price"] == 1.0
+    vals = widgets.block_numbers(0.1, 1e-3, 10**5 + 7, 10, 1000)
+    # 100 blocks of 1000 or 1001 rows: the smallest has 1000 rows
+    assert vals["blocks"] == 100 and vals["smallest"] == 1000
+    # Theorem 3.4's sigma is decreasing in n, so cutting into blocks costs noise
+    assert vals["sigma_block"] > vals["sigma_full"] and vals["price"] > 1
+    assert vals["sigma_block"] == bounds.sigma_b(0.1, 1e-3, 1000, 10)
+    assert vals["dense_flops_per_row"] == pytest.approx(4 / 3 * 1000**2 + 2 * 1000 * 10)
+    with pytest.raises(ValueError, match="block must exceed p"):
+        widgets.block_numbers(0.1, 1e-3, 1000, 10, 10)
+
+
+def test_block_explorer_reacts_to_its_sliders():
+    widgets = pytest.importorskip("dpmask.widgets")
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("matplotlib")
+    box = widgets.block_explorer(eps=0.1, delta=1e-3, n=10**5, p=10, block=1000)
+    before = box.children[1].value
+    assert "data-key='price'" in before and len(box.children[2].value) > 0
+    box.children[0].children[3].value = 100.0   # smaller blocks: a higher price
+    assert box.children[1].value != before
+    box.children[0].children[3].value = 5.0     # not more rows than columns
+    assert "more rows than columns" in box.children[1].value
+    fig = widgets.block_figure(p_values=(1, 10), delta_values=(1e-3,), n=10**5)
+    assert len(fig.axes[0].lines) == 2
