@@ -139,7 +139,7 @@ def _noise_plot(eps, delta, n, p):
     ax.plot(grid, bounds.sigma_b(eps, delta, grid, p), color="C0",
             label=r"B, Theorem 3.4 ($2(n-p)$)")
     ax.plot(grid, bounds.sigma_b(eps, delta, grid, p, corrected=True), color="C0", ls=":",
-            label=r"B, corrected ($2(n-p-1)$)")
+            label=r"B, conservative variant ($2(n-p-1)$)")
     ax.axhline(bounds.sigma_a_sufficient(eps, delta), color="C3", label="A, sufficient")
     ax.axhline(bounds.sigma_a_necessary(eps, delta), color="C3", ls="--", label="A, necessary")
     if n > p:
@@ -210,7 +210,7 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
                 ("A necessary σ (Thm 3.2)", "a_necessary", vals["a_necessary"]),
                 ("A sufficient σ (Thm 3.2)", "a_sufficient", vals["a_sufficient"]),
                 ("B sufficient σ (Thm 3.4)", "b_sufficient", vals["b_sufficient"]),
-                ("B corrected σ, 2(n−p−1)", "b_corrected", vals["b_corrected"]),
+                ("B conservative σ, 2(n−p−1)", "b_corrected", vals["b_corrected"]),
                 ("ratio A sufficient / B", "ratio", vals["ratio"]),
             ],
             note=f"n = {nn}",
@@ -839,7 +839,7 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
                 ("A, paper's criterion exactly", "a_criterion", vals["a_criterion"]),
                 ("A exact σ (analytic Gaussian)", "analytic", vals["analytic"]),
                 ("B sufficient σ (Thm 3.4)", "b_sufficient", vals["b_sufficient"]),
-                ("B sufficient σ, corrected", "b_corrected", vals["b_corrected"]),
+                ("B sufficient σ, conservative 2(n−p−1)", "b_corrected", vals["b_corrected"]),
                 ("B lower bound σ" + (" (exact)" if pp == 1 else ""), "b_lower", vals["b_lower"]),
                 ("gap Thm 3.4 / lower bound", "gap", vals["gap"]),
             ],
