@@ -20,6 +20,7 @@ __all__ = [
     "check_int",
     "scalar_or_array",
     "as_rng",
+    "check_matrix",
 ]
 
 
@@ -122,3 +123,23 @@ def as_rng(rng):
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"rng must be a numpy.random.Generator, a seed or None, got {rng!r}") from exc
+
+
+def check_matrix(X, name="X"):
+    """Check that *X* is a 2-D, non-empty array of finite reals; return it as float64.
+
+    The message names the first non-finite entry by row and column.
+    """
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {arr.shape}")
+    finite = np.isfinite(arr)
+    if not finite.all():
+        i, j = np.argwhere(~finite)[0]
+        raise ValueError(f"{name} must be finite; entry at row {i}, column {j} is {arr[i, j]!r}")
+    return arr

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import as_rng, check_int, check_sigma
+from ._validate import as_rng, check_int, check_matrix, check_sigma
 
 __all__ = [
     "OLSResult",
@@ -73,20 +73,6 @@ class OLSResult(NamedTuple):
     predictors: np.ndarray
     corrected: bool
 
-
-def _check_release(Y, name="Y"):
-    try:
-        arr = np.asarray(Y, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one row and one column, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        i, j = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite; entry at row {i}, column {j} is {arr[i, j]!r}")
-    return arr
 
 
 def _check_gram(G, name="G", *, batch=False):
@@ -169,7 +155,7 @@ def gram(Y):
     array([[2., 2.],
            [2., 4.]])
     """
-    Y = _check_release(Y)
+    Y = check_matrix(Y, "Y")
     return Y.T @ Y
 
 
@@ -389,7 +375,7 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
     >>> np.round(fit.coef, 1)
     array([0.2, 0.5])
     """
-    Y = _check_release(Y)
+    Y = check_matrix(Y, "Y")
     return ols_from_gram(
         Y.T @ Y,
         Y.shape[0],
@@ -403,7 +389,7 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
 
 def _second_moments(Y, sigma, correct_noise, constant):
     """Covariance-type matrix of the non-constant columns, from the Gram matrix."""
-    Y = _check_release(Y)
+    Y = check_matrix(Y, "Y")
     n, p = Y.shape
     constant = _check_constant(constant, p)
     G = Y.T @ Y

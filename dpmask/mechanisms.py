@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ._validate import as_rng, check_int, check_sigma
+from ._validate import as_rng, check_int, check_matrix, check_sigma
 
 __all__ = [
     "check_data",
@@ -58,18 +58,7 @@ def check_data(X, *, name="X"):
         If ``X`` is not 2-D, has a non-finite entry, or an entry outside
         [-1, 1]; the message names the first offending row and column.
     """
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
-    if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one row and one column, got shape {arr.shape}")
-    finite = np.isfinite(arr)
-    if not finite.all():
-        i, j = np.argwhere(~finite)[0]
-        raise ValueError(f"{name} must be finite; entry at row {i}, column {j} is {arr[i, j]!r}")
+    arr = check_matrix(X, name)
     outside = np.abs(arr) > 1
     if outside.any():
         i, j = np.argwhere(outside)[0]
