@@ -83,6 +83,27 @@ def _html_table(rows, note=""):
     return f"<table>{cells}</table>{extra}"
 
 
+def _slider_options(description_width="3em"):
+    """Keyword arguments shared by every explorer's sliders (update on release only)."""
+    import ipywidgets as w
+
+    return {
+        "continuous_update": False,
+        "style": {"description_width": description_width},
+        "layout": w.Layout(width="26em"),
+    }
+
+
+def _wire(sliders, update, panel, image):
+    """Call *update* whenever a slider moves, draw once, and stack sliders, panel and plot."""
+    import ipywidgets as w
+
+    for slider in sliders:
+        slider.observe(update, names="value")
+    update()
+    return w.VBox([w.VBox(list(sliders)), panel, image])
+
+
 def _n_grid(p, n_max=10**6, num=60):
     """Whole numbers from p + 2 to n_max, evenly spread on a log scale."""
     lo = math.log10(p + 2)
@@ -158,7 +179,7 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
     """Sliders for eps, delta, n and p showing the Setting A and B noise bounds.
 
     The panel lists Theorem 3.2's necessary and sufficient sigma (Setting A),
-    Theorem 3.4's sufficient sigma (Setting B; also with the corrected
+    Theorem 3.4's sufficient sigma (Setting B; also its conservative variant with
     2(n - p - 1)), and the ratio A/B as in Table 1.  The plot shows sigma
     against n for the chosen eps, delta and p; Setting A does not depend on n,
     so it is a flat line.
@@ -182,19 +203,14 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
     """
     import ipywidgets as w
 
-    style = {"description_width": "3em"}
-    layout = w.Layout(width="26em")
+    opts = _slider_options("3em")
     eps_s = w.FloatLogSlider(value=eps, base=10, min=-3, max=math.log10(0.99), step=0.01,
-                             description="ε", readout_format=".3g", continuous_update=False,
-                             style=style, layout=layout)
+                             description="ε", readout_format=".3g", **opts)
     delta_s = w.FloatLogSlider(value=delta, base=10, min=-8, max=math.log10(0.04), step=0.05,
-                               description="δ", readout_format=".2g", continuous_update=False,
-                               style=style, layout=layout)
+                               description="δ", readout_format=".2g", **opts)
     n_s = w.FloatLogSlider(value=n, base=10, min=1, max=6, step=0.05, description="n",
-                           readout_format=".0f", continuous_update=False, style=style,
-                           layout=layout)
-    p_s = w.IntSlider(value=p, min=1, max=50, description="p", continuous_update=False,
-                      style=style, layout=layout)
+                           readout_format=".0f", **opts)
+    p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
 
@@ -217,10 +233,7 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
         )
         image.value = _png_bytes(_noise_plot(e, d, nn, pp))
 
-    for s in (eps_s, delta_s, n_s, p_s):
-        s.observe(update, names="value")
-    update()
-    return w.VBox([w.VBox([eps_s, delta_s, n_s, p_s]), panel, image])
+    return _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
 
 
 def noise_figure(eps_values=(0.1, 0.01, 0.001), p_values=(1, 5, 20), delta=0.01, n_max=10**6):
@@ -333,14 +346,12 @@ def gq_explorer(q=10, t1=1.0, t2=3.0):
     """
     import ipywidgets as w
 
-    style = {"description_width": "3em"}
-    layout = w.Layout(width="26em")
-    q_s = w.IntSlider(value=q, min=1, max=500, description="q", continuous_update=False,
-                      style=style, layout=layout)
+    opts = _slider_options("3em")
+    q_s = w.IntSlider(value=q, min=1, max=500, description="q", **opts)
     t1_s = w.FloatSlider(value=t1, min=0.0, max=50.0, step=0.1, description="t₁",
-                         continuous_update=False, style=style, layout=layout)
+                         **opts)
     t2_s = w.FloatSlider(value=t2, min=0.0, max=50.0, step=0.1, description="t₂",
-                         continuous_update=False, style=style, layout=layout)
+                         **opts)
     panel = w.HTML()
     image = w.Image(format="png")
 
@@ -358,10 +369,7 @@ def gq_explorer(q=10, t1=1.0, t2=3.0):
         )
         image.value = _png_bytes(_gq_plot(qq, a, b))
 
-    for s in (q_s, t1_s, t2_s):
-        s.observe(update, names="value")
-    update()
-    return w.VBox([w.VBox([q_s, t1_s, t2_s]), panel, image])
+    return _wire([q_s, t1_s, t2_s], update, panel, image)
 
 
 def gq_figure(q_values=(2, 5, 20, 100), t_max=1000.0):
@@ -485,18 +493,14 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
     """
     import ipywidgets as w
 
-    style = {"description_width": "4em"}
-    layout = w.Layout(width="26em")
+    opts = _slider_options("4em")
     eps_s = w.FloatLogSlider(value=eps, base=10, min=-3, max=0, step=0.05, description="ε",
-                             readout_format=".3g", continuous_update=False, style=style, layout=layout)
+                             readout_format=".3g", **opts)
     delta_s = w.FloatLogSlider(value=delta, base=10, min=-9, max=math.log10(0.04), step=0.1,
-                               description="δ", readout_format=".2g", continuous_update=False,
-                               style=style, layout=layout)
-    p_s = w.IntSlider(value=p, min=1, max=50, description="p", continuous_update=False,
-                      style=style, layout=layout)
+                               description="δ", readout_format=".2g", **opts)
+    p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
     b_s = w.FloatLogSlider(value=block, base=10, min=math.log10(2), max=math.log10(n), step=0.05,
-                           description="block", readout_format=".0f", continuous_update=False,
-                           style=style, layout=layout)
+                           description="block", readout_format=".0f", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
 
@@ -521,10 +525,7 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
         )
         image.value = _png_bytes(_block_plot(e, d, n, pp, bb))
 
-    for s in (eps_s, delta_s, p_s, b_s):
-        s.observe(update, names="value")
-    update()
-    return w.VBox([w.VBox([eps_s, delta_s, p_s, b_s]), panel, image])
+    return _wire([eps_s, delta_s, p_s, b_s], update, panel, image)
 
 
 def block_figure(p_values=(1, 10, 50), delta_values=(1e-3, 1e-9), eps=0.1, n=10**7):
@@ -655,14 +656,13 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
     """
     import ipywidgets as w
 
-    style = {"description_width": "3em"}
-    layout = w.Layout(width="26em")
+    opts = _slider_options("3em")
     eps_s = w.FloatLogSlider(value=eps, base=10, min=-3, max=0, step=0.01, description="ε",
-                             readout_format=".3g", continuous_update=False, style=style, layout=layout)
+                             readout_format=".3g", **opts)
     delta_s = w.FloatLogSlider(value=delta, base=10, min=-8, max=-1, step=0.05, description="δ",
-                               readout_format=".2g", continuous_update=False, style=style, layout=layout)
+                               readout_format=".2g", **opts)
     n_s = w.FloatLogSlider(value=n, base=10, min=3, max=10, step=0.1, description="n",
-                           readout_format=".3g", continuous_update=False, style=style, layout=layout)
+                           readout_format=".3g", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
 
@@ -683,10 +683,7 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
         )
         image.value = _png_bytes(_inference_plot(e, d, nn))
 
-    for s in (eps_s, delta_s, n_s):
-        s.observe(update, names="value")
-    update()
-    return w.VBox([w.VBox([eps_s, delta_s, n_s]), panel, image])
+    return _wire([eps_s, delta_s, n_s], update, panel, image)
 
 
 def inference_figure(eps_values=None, delta_values=(1e-3, 1e-6), target=0.05):
@@ -813,16 +810,14 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     """
     import ipywidgets as w
 
-    style = {"description_width": "3em"}
-    layout = w.Layout(width="26em")
+    opts = _slider_options("3em")
     eps_s = w.FloatLogSlider(value=eps, base=10, min=-3, max=1, step=0.05, description="ε",
-                             readout_format=".3g", continuous_update=False, style=style, layout=layout)
+                             readout_format=".3g", **opts)
     delta_s = w.FloatLogSlider(value=delta, base=10, min=-10, max=-1, step=0.1, description="δ",
-                               readout_format=".2g", continuous_update=False, style=style, layout=layout)
+                               readout_format=".2g", **opts)
     n_s = w.FloatLogSlider(value=n, base=10, min=1, max=5, step=0.1, description="n",
-                           readout_format=".0f", continuous_update=False, style=style, layout=layout)
-    p_s = w.IntSlider(value=p, min=1, max=50, description="p", continuous_update=False,
-                      style=style, layout=layout)
+                           readout_format=".0f", **opts)
+    p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
 
@@ -847,10 +842,7 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
         )
         image.value = _png_bytes(_tightness_plot(e, d, nn, pp))
 
-    for s in (eps_s, delta_s, n_s, p_s):
-        s.observe(update, names="value")
-    update()
-    return w.VBox([w.VBox([eps_s, delta_s, n_s, p_s]), panel, image])
+    return _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
 
 
 def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 10000),
