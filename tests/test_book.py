@@ -187,3 +187,9 @@ def test_search_finds_lemma_5_5(browser, server):
         assert not outside, outside
     finally:
         context.close()
+
+
+def test_appendix_statements_are_numbered_like_the_paper(built_book):
+    text = (HTML / "chapters" / "A_technical_lemmas.html").read_text()
+    for k in range(1, 5):
+        assert f'<span class="caption-number">Lemma A.{k} </span>' in text
