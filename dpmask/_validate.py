@@ -21,6 +21,7 @@ __all__ = [
     "scalar_or_array",
     "as_rng",
     "check_matrix",
+    "check_block_sizes",
 ]
 
 
@@ -143,3 +144,27 @@ def check_matrix(X, name="X"):
         i, j = np.argwhere(~finite)[0]
         raise ValueError(f"{name} must be finite; entry at row {i}, column {j} is {arr[i, j]!r}")
     return arr
+
+
+def check_block_sizes(block_sizes, p, n=None):
+    """Check block sizes for block-diagonal masking (Section 4); return them as an int array.
+
+    Each block must have more rows than the p columns; when *n* is given the sizes must also
+    sum to n.
+    """
+    sizes = check_int(block_sizes, "block_sizes", minimum=1)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError("block_sizes must be a non-empty 1-D sequence of whole numbers")
+    p = check_int(p, "p", minimum=1)
+    if p.ndim != 0:
+        raise ValueError("p must be a single whole number >= 1 when block_sizes is given")
+    if n is not None and sizes.sum() != n:
+        raise ValueError(f"block_sizes must sum to the number of rows n={n}, got sum {sizes.sum():g}")
+    small = sizes <= p
+    if np.any(small):
+        i = int(np.argmax(small))
+        raise ValueError(
+            f"every block must have more rows than p={p:g} columns (block_sizes[{i}]={sizes[i]:g}); "
+            "Section 4 needs the smallest block n_s > p"
+        )
+    return sizes.astype(int)

@@ -18,9 +18,9 @@ from scipy import stats
 from scipy.optimize import elementwise
 
 from ._validate import (
+    check_block_sizes,
     check_delta,
     check_eps,
-    check_int,
     check_n_p,
     check_sigma,
     scalar_or_array,
@@ -325,23 +325,6 @@ def sigma_b_corollary(eps, delta, n, p):
     return scalar_or_array(value)
 
 
-def _check_blocks(block_sizes, p):
-    sizes = check_int(block_sizes, "block_sizes", minimum=1)
-    if sizes.ndim != 1 or sizes.size == 0:
-        raise ValueError("block_sizes must be a non-empty 1-D sequence of whole numbers")
-    p_arr = check_int(p, "p", minimum=1)
-    if p_arr.ndim != 0:
-        raise ValueError("p must be a single whole number >= 1 when block_sizes is given")
-    small = sizes <= p_arr
-    if np.any(small):
-        i = int(np.argmax(small))
-        raise ValueError(
-            f"every block must have more rows than p={p_arr:g} columns (block_sizes[{i}]={sizes[i]:g}); "
-            "Section 4 needs the smallest block n_s > p"
-        )
-    return sizes, p_arr
-
-
 def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
     r"""Sufficient noise for block-diagonal masking (Section 4).
 
@@ -368,7 +351,7 @@ def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
     >>> sigma_b_block(0.1, 0.01, [100, 100, 250], 5) == sigma_b(0.1, 0.01, 100, 5)
     True
     """
-    sizes, p = _check_blocks(block_sizes, p)
+    sizes = check_block_sizes(block_sizes, p)
     return sigma_b(eps, delta, sizes.min(), p, corrected=corrected)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ._validate import as_rng, check_int, check_matrix, check_sigma
+from ._validate import as_rng, check_block_sizes, check_int, check_matrix, check_sigma
 
 __all__ = [
     "check_data",
@@ -286,21 +286,6 @@ def _is_dask_array(X):
     return type(X).__module__.startswith("dask.")
 
 
-def _check_block_sizes(block_sizes, n, p):
-    sizes = check_int(block_sizes, "block_sizes", minimum=1)
-    if sizes.ndim != 1 or sizes.size == 0:
-        raise ValueError("block_sizes must be a non-empty 1-D sequence of whole numbers")
-    if sizes.sum() != n:
-        raise ValueError(f"block_sizes must sum to the number of rows n={n}, got sum {sizes.sum():g}")
-    small = sizes <= p
-    if small.any():
-        i = int(np.argmax(small))
-        raise ValueError(
-            f"every block must have more rows than p={p} columns; block_sizes[{i}]={sizes[i]:g}"
-        )
-    return sizes.astype(int)
-
-
 def release_block(X, sigma, block_sizes=None, rng=None):
     """Block-diagonal masking (Section 4): mask each block of rows independently.
 
@@ -334,7 +319,7 @@ def release_block(X, sigma, block_sizes=None, rng=None):
     n, p = X.shape
     if block_sizes is None:
         raise ValueError("block_sizes is required for an in-memory array (sizes summing to n, each > p)")
-    sizes = _check_block_sizes(block_sizes, n, p)
+    sizes = check_block_sizes(block_sizes, p, n)
     sigma = float(check_sigma(sigma))
     rng = as_rng(rng)
     M = X + _noise(X.shape, sigma, rng)
