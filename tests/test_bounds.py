@@ -165,6 +165,93 @@ def test_sufficient_sigma_settings():
     assert bounds.sufficient_sigma(2.0, 0.01, 100, 5) == bounds.sigma_b(2.0, 0.01, 100, 5)
 
 
+# --- best proven sufficient sigma: analytic Gaussian (dp-accounting) against Table 1 ----------
+
+from dp_accounting import gaussian_mechanism as dpa  # noqa: E402
+
+_GAUSS = "analytic Gaussian (Balle & Wang 2018), Setting A"
+
+
+def _dpa_sigma(eps, delta):
+    return dpa.get_sigma_gaussian(float(eps), float(delta), tol=1e-15)
+
+
+def test_best_sufficient_sigma_at_the_issue_example():
+    # eps = 0.001, delta = 0.01, p = 1, n = 100: Theorem 3.4 prints 68.9, the analytic Gaussian 38.0.
+    ref = _dpa_sigma(0.001, 0.01)
+    assert round(ref, 1) == 38.0
+    assert bounds.best_sufficient_sigma(0.001, 0.01, 100, 1) == pytest.approx(ref, rel=1e-9)
+    assert bounds.best_sufficient_source(0.001, 0.01, 100, 1) == _GAUSS + ", valid for B by Lemma 2.3"
+    assert bounds.best_sufficient_sigma(0.001, 0.01, 100, 1, "A") == pytest.approx(ref, rel=1e-9)
+    assert bounds.best_sufficient_source(0.001, 0.01, 100, 1, "A") == _GAUSS
+    # sufficient_sigma keeps to the paper's theorems
+    assert round(bounds.sufficient_sigma(0.001, 0.01, 100, 1), 1) == 68.9
+
+
+@pytest.mark.parametrize("row", PAPER_TABLE1, ids=lambda r: f"eps{r[0]}-d{r[1]}-p{r[2]}-n{r[3]}")
+def test_best_sufficient_sigma_is_the_minimum_of_printed_theorem_3_4_and_dp_accounting(row):
+    eps, delta, p, n, _, a_suf, b_suf, _ = row
+    ref_a = _dpa_sigma(eps, delta)
+    for setting in ("B", "C"):
+        best = bounds.best_sufficient_sigma(eps, delta, n, p, setting)
+        source = bounds.best_sufficient_source(eps, delta, n, p, setting)
+        # printed Theorem 3.4 values carry +-0.05 of rounding
+        assert best == pytest.approx(min(ref_a, b_suf), abs=0.05 + 1e-9)
+        assert best <= ref_a * (1 + 1e-9)
+        if ref_a < b_suf - 0.05:
+            assert source.startswith(_GAUSS) and f"valid for {setting} by Lemma 2.3" in source
+        elif ref_a > b_suf + 0.05:
+            assert source == "Theorem 3.4"
+    # Setting A: the analytic value, below Theorem 3.2's sufficient column (the paper's criterion)
+    best_a = bounds.best_sufficient_sigma(eps, delta, n, p, "A")
+    assert best_a == pytest.approx(ref_a, rel=1e-9)
+    assert best_a < a_suf
+
+
+def _analytic_beats_theorem_3_4(eps, delta, n, p, corrected=False):
+    """Independent: is the analytic sigma below Theorem 3.4's root?  g is decreasing, so
+    sigma_A < sigma_0 iff g(sigma_A) > 0 iff the mpmath tail at the implied quantile exceeds delta."""
+    mp.mp.dps = 30
+    sa = _dpa_sigma(eps, delta)
+    q = n - p - (1 if corrected else 0)
+    c = (2 * math.sqrt(p) + 1) / (2 * q)
+    gamma = (sa**2 * eps - math.sqrt(p)) / c
+    if gamma <= 0:
+        return True
+    return _mp_ncx2_sf(gamma, 2 * (n - p), p / sa**2) > delta
+
+
+def test_analytic_gaussian_attains_the_minimum_in_12_of_36_rows_13_with_the_conservative_variant():
+    rows = [r[:4] for r in PAPER_TABLE1]
+    for corrected, expected in ((False, 12), (True, 13)):
+        truth = [_analytic_beats_theorem_3_4(e, d, n, p, corrected) for e, d, p, n in rows]
+        assert sum(truth) == expected
+        eps, delta, p, n = (np.array(c) for c in zip(*rows))
+        names = bounds.best_sufficient_source(eps, delta, n, p, corrected=corrected)
+        assert [str(x).startswith(_GAUSS) for x in names] == truth
+        if corrected:
+            assert set(names[~np.array(truth)]) == {"Theorem 3.4 (conservative 2(n-p-1) variant)"}
+    # all twelve have delta = 0.01; the thirteenth is the near-tie (0.1, 0.01, 5, 100)
+    assert all(d == 0.01 for (e, d, p, n) in rows if _analytic_beats_theorem_3_4(e, d, n, p))
+    assert _analytic_beats_theorem_3_4(0.1, 0.01, 100, 5, True) and not _analytic_beats_theorem_3_4(0.1, 0.01, 100, 5)
+
+
+def test_best_sufficient_sigma_has_no_eps_limit_and_broadcasts():
+    # eps >= 1 and delta >= 1/2: Theorem 3.2 does not apply, the analytic Gaussian still does
+    for eps, delta, n, p in [(2.0, 0.01, 100, 5), (5.0, 0.6, 10, 3), (0.9, 0.4, 3, 2)]:
+        ref = _dpa_sigma(eps, delta)
+        want = min(ref, bounds.sigma_b(eps, delta, n, p))
+        assert bounds.best_sufficient_sigma(eps, delta, n, p) == pytest.approx(want, rel=1e-9)
+        assert bounds.best_sufficient_sigma(eps, delta, n, p, "a") == pytest.approx(ref, rel=1e-9)
+    out = bounds.best_sufficient_sigma([0.1, 0.001], 0.01, 100, [[1], [5]])
+    names = bounds.best_sufficient_source([0.1, 0.001], 0.01, 100, [[1], [5]], "B")
+    assert out.shape == names.shape == (2, 2)
+    assert isinstance(bounds.best_sufficient_sigma(0.1, 0.01, 100, 1), float)
+    assert isinstance(bounds.best_sufficient_source(0.1, 0.01, 100, 1), str)
+    np.testing.assert_array_equal(bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, "C"),
+                                  bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, "B"))
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 
@@ -191,6 +278,12 @@ def test_sufficient_sigma_settings():
         (lambda: bounds.sufficient_sigma(0.1, 0.01, 100, 5, "D"), "setting must be"),
         (lambda: bounds.sufficient_sigma(1.5, 0.01, 100, 5, "A"), "Theorem 3.2 assumes"),
         (lambda: bounds.sigma_b("x", 0.01, 100, 5), "eps must be a real number"),
+        (lambda: bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, "D"), "setting must be"),
+        (lambda: bounds.best_sufficient_source(0.1, 0.01, 100, 5, 2), "setting must be"),
+        (lambda: bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected="yes"), "corrected must be"),
+        (lambda: bounds.best_sufficient_sigma(0, 0.01, 100, 5, "A"), "eps must be finite and > 0"),
+        (lambda: bounds.best_sufficient_source(0.1, 1.5, 100, 5), "delta must lie"),
+        (lambda: bounds.best_sufficient_sigma(0.1, 0.01, 5, 5), "n must exceed p"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, match):
