@@ -1,25 +1,44 @@
-"""Command line: ``python -m dpmask sigma ...`` prints every bound, ``python -m dpmask table`` prints Table 1.
+"""Command line: ``python -m dpmask sigma ...`` says how much noise to add, ``python -m dpmask table`` prints Table 1.
 
-Bad arguments exit with status 2 and a one-line reason on standard error.
+``sigma`` prints, for each setting (A: noise only; B: noise, then a Haar-random
+orthogonal mask; C: mask, then noise), the smallest sigma PROVEN sufficient for
+(eps, delta)-DP by any result in the book and the result that proves it
+(:func:`dpmask.bounds.best_sufficient_sigma`), the exact sigma where it is known,
+the lower bound, and then the paper's own bounds, labelled as the paper's.
+
+Any error -- bad arguments, or a failure inside the package (ValueError, TypeError,
+OverflowError, RuntimeError, FloatingPointError, MemoryError, ...) -- exits with
+status 2 and a one-line reason on standard error, never a traceback.  Nothing is
+printed on standard output unless every line could be computed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from . import bounds
 from .table import format_table1, table1
+
+# Above this many rows the exact p = 1 search and the lower bound take seconds to minutes;
+# the CLI then says so instead of computing them.
+_SEARCH_MAX_N = 10**7
+_W = 56  # width of the label column
 
 
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dpmask",
-        description="Noise bounds for (eps, delta)-DP with and without random orthogonal masking "
-        "(Ding, Wu, Miao and Chen).",
+        description="How much Gaussian noise (eps, delta)-DP needs with and without random orthogonal "
+        "masking (Ding, Wu, Miao and Chen, and the checks of the dpmask book).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("sigma", help="print every bound of the paper for one set of parameters")
+    s = sub.add_parser(
+        "sigma",
+        help="per setting: the best proven sigma and its source, the exact sigma where known, "
+        "the lower bound, and the paper's bounds",
+    )
     s.add_argument("--eps", type=float, required=True, help="privacy parameter eps > 0")
     s.add_argument("--delta", type=float, required=True, help="privacy parameter, 0 < delta < 1")
     s.add_argument("--n", type=int, required=True, help="number of rows n > p")
@@ -29,38 +48,116 @@ def _parser():
     return parser
 
 
-def _bound_lines(eps, delta, n, p):
-    """(label, value or reason) for every bound; a bound outside its theorem says why."""
-    entries = [
-        ("Setting A necessary (Theorem 3.2)", lambda: bounds.sigma_a_necessary(eps, delta)),
-        ("Setting A sufficient (Theorem 3.2)", lambda: bounds.sigma_a_sufficient(eps, delta)),
-        ("Setting A sufficient (Corollary 3.3)", lambda: bounds.sigma_a_corollary(eps, delta)),
-        ("Setting B sufficient (Theorem 3.4)", lambda: bounds.sigma_b(eps, delta, n, p)),
-        ("Setting B sufficient (Corollary 3.5)", lambda: bounds.sigma_b_corollary(eps, delta, n, p)),
-        ("Setting B, best proven (Thm 3.4 or 3.2)", lambda: bounds.sufficient_sigma(eps, delta, n, p, "B")),
+def _line(label, fn, note=""):
+    """One line: label, value, note.  A ValueError means "outside this result's hypotheses":
+    the line says n/a and why.  Any other error propagates (main exits 2)."""
+    try:
+        value = fn()
+    except ValueError as exc:
+        return f"  {label:<{_W}} {'n/a':>12}  ({exc})"
+    return f"  {label:<{_W}} {value:12.4f}" + (f"  {note}" if note else "")
+
+
+def _best_line(eps, delta, n, p, setting):
+    sigma = bounds.best_sufficient_sigma(eps, delta, n, p, setting)
+    source = bounds.best_sufficient_source(eps, delta, n, p, setting)
+    return f"  {'best proven sufficient sigma':<{_W}} {sigma:12.4f}  by {source}"
+
+
+def _setting_a_lines(eps, delta, n, p):
+    from .exact import analytic_gaussian_sigma
+
+    return [
+        "Setting A (noise only)",
+        _best_line(eps, delta, n, p, "A"),
+        _line("exact sigma (the analytic Gaussian is tight)", lambda: analytic_gaussian_sigma(eps, delta),
+              "= lower bound"),
+        _line("paper: Theorem 3.2 necessary, for the paper's criterion", lambda: bounds.sigma_a_necessary(eps, delta),
+              "(not necessary for (eps, delta)-DP)"),
+        _line("paper: Theorem 3.2 sufficient (its criterion, hence DP)", lambda: bounds.sigma_a_sufficient(eps, delta)),
+        _line("paper: Corollary 3.3 sufficient", lambda: bounds.sigma_a_corollary(eps, delta)),
     ]
-    lines = []
-    for label, fn in entries:
-        try:
-            lines.append(f"{label:<42} {fn():12.4f}")
-        except ValueError as exc:
-            lines.append(f"{label:<42} {'n/a':>12}  ({exc})")
-    return lines
+
+
+def _setting_b_lines(eps, delta, n, p):
+    from .audit import sigma_lower_bound
+    from .exact import masked_p1_sigma
+
+    too_big = f"{'n/a':>12}  (not computed for n > {_SEARCH_MAX_N:.0e}: the search is slow)"
+    if p != 1:
+        exact = f"  {'exact sigma':<{_W}} {'n/a':>12}  (known only for p = 1)"
+    elif n > _SEARCH_MAX_N:
+        exact = f"  {'exact sigma (p = 1)':<{_W}} {too_big}"
+    else:
+        exact = _line("exact sigma (p = 1)", lambda: masked_p1_sigma(eps, delta, n),
+                      "exact by a numerical worst-pair search, not proven")
+    if n > _SEARCH_MAX_N:
+        lower = f"  {'lower bound (projection and Frobenius statistics)':<{_W}} {too_big}"
+    else:
+        lower = _line("lower bound (projection and Frobenius statistics)",
+                      lambda: sigma_lower_bound(eps, delta, n, p),
+                      "no sigma below it is (eps, delta)-DP")
+    return [
+        "Setting B (noise, then a Haar-random orthogonal mask)",
+        _best_line(eps, delta, n, p, "B"),
+        exact,
+        lower,
+        _line("paper: Theorem 3.4 sufficient", lambda: bounds.sigma_b(eps, delta, n, p)),
+        _line("paper: Corollary 3.5 sufficient", lambda: bounds.sigma_b_corollary(eps, delta, n, p)),
+        _line("paper: smaller of Theorems 3.2 and 3.4 (sufficient_sigma)", lambda: bounds.sufficient_sigma(eps, delta, n, p, "B")),
+    ]
+
+
+def _setting_c_lines(eps, delta, n, p):
+    return [
+        "Setting C (mask, then noise): the law of Setting B (Lemma A.4); its values apply",
+        _best_line(eps, delta, n, p, "C"),
+    ]
+
+
+def _rival_lines(eps, delta, n, p):
+    """RIVAL: the Gaussian mechanism on X^T X (Dwork, Talwar, Thakurta and Zhang 2014).
+
+    Placeholder for the standard deviation tau of the rival's Gram-matrix noise, to be filled
+    from ``dpmask.rivals`` once it exists.  Its lines must say that tau is noise on X^T X, not
+    on X, so it is not comparable entry by entry with the sigmas above.  Returns no lines yet.
+    """
+    return []
+
+
+def sigma_report(eps, delta, n, p):
+    """Every line of ``python -m dpmask sigma``, computed before anything is printed."""
+    # Validate the parameters every setting shares, so that a bad one is a one-line error.
+    bounds.best_sufficient_sigma(eps, delta, n, p, "B")
+    lines = [f"eps={eps:g} delta={delta:g} n={n} p={p}   (sigma: standard deviation of the noise on X)", ""]
+    for part in (_setting_a_lines, _setting_b_lines, _setting_c_lines, _rival_lines):
+        block = part(eps, delta, n, p)
+        if block:
+            lines.extend(block + [""])
+    return lines[:-1]
+
+
+def _one_line(exc):
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"error: {text}\n" if isinstance(exc, ValueError) else f"error: {type(exc).__name__}: {text}\n"
 
 
 def main(argv=None):
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # bad arguments: argparse exits 2 with a usage line
     try:
-        if args.command == "sigma":
-            # Validate the parameters every bound shares before printing anything.
-            bounds.sigma_b(args.eps, args.delta, args.n, args.p)
-            print(f"eps={args.eps:g} delta={args.delta:g} n={args.n} p={args.p}")
-            print("\n".join(_bound_lines(args.eps, args.delta, args.n, args.p)))
-        else:
-            print(format_table1(table1(corrected=args.corrected)))
-    except ValueError as exc:
-        parser.exit(2, f"error: {exc}\n")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if args.command == "sigma":
+                out = "\n".join(sigma_report(args.eps, args.delta, args.n, args.p))
+            else:
+                out = format_table1(table1(corrected=args.corrected))
+    except Exception as exc:  # every error the package can raise; KeyboardInterrupt passes
+        parser.exit(2, _one_line(exc))
+    print(out)
+    if caught:
+        first = " ".join(str(caught[0].message).split())
+        print(f"warning: {len(caught)} numerical warning(s), the first: {first}", file=sys.stderr)
     return 0
 
 

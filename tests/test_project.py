@@ -47,14 +47,53 @@ def _run_cli(*args):
     return subprocess.run([sys.executable, "-m", "dpmask", *args], capture_output=True, text=True, cwd=ROOT)
 
 
+def _block(stdout, title):
+    """The lines of one setting's block of `python -m dpmask sigma`."""
+    blocks = stdout.split("\n\n")
+    found = [b for b in blocks if b.startswith(title)]
+    assert len(found) == 1, stdout
+    return found[0]
+
+
 def test_cli_sigma_prints_every_bound():
     res = _run_cli("sigma", "--eps", "0.1", "--delta", "0.01", "--n", "100", "--p", "5")
     assert res.returncode == 0, res.stderr
-    # Table 1 row (0.1, 0.01, p=5, n=100) printed in the paper: 23.3, 25.4, 9.5.
-    assert re.search(r"Setting A necessary.*\b23\.26", res.stdout)
-    assert re.search(r"Setting A sufficient \(Theorem 3\.2\).*\b25\.41", res.stdout)
-    assert re.search(r"Setting B sufficient \(Theorem 3\.4\).*\b9\.5[34]", res.stdout)
-    assert "Corollary 3.5" in res.stdout and "Corollary 3.3" in res.stdout
+    a = _block(res.stdout, "Setting A")
+    b = _block(res.stdout, "Setting B")
+    c = _block(res.stdout, "Setting C")
+    # The paper's bounds, labelled as the paper's.  Table 1 row (0.1, 0.01, p=5, n=100): 23.3, 25.4, 9.5.
+    assert re.search(r"paper: Theorem 3\.2 necessary, for the paper's criterion .*\b23\.26", a)
+    assert re.search(r"paper: Theorem 3\.2 sufficient .*\b25\.41", a)
+    assert re.search(r"paper: Theorem 3\.4 sufficient .*\b9\.5[34]", b)
+    assert "paper: Corollary 3.5" in b and "paper: Corollary 3.3" in a
+    # Best proven sigma and its source: analytic Gaussian 9.5418 (dp-accounting) for A; for B the
+    # near-tie goes to Theorem 3.4 (9.5395 < 9.5418).
+    assert re.search(r"best proven sufficient sigma +9\.5418  by analytic Gaussian \(Balle & Wang 2018\), Setting A$", a, re.M)
+    assert re.search(r"best proven sufficient sigma +9\.539\d  by Theorem 3\.4$", b, re.M)
+    assert re.search(r"best proven sufficient sigma +9\.539\d  by Theorem 3\.4$", c, re.M)
+    # p > 1: no exact value; a lower bound below Theorem 3.4
+    assert re.search(r"exact sigma +n/a  \(known only for p = 1\)", b)
+    low = float(re.search(r"lower bound \(projection and Frobenius statistics\) +([\d.]+)", b).group(1))
+    assert 0 < low < 9.5
+
+
+def test_cli_sigma_best_proven_is_the_analytic_gaussian_where_it_beats_theorem_3_4():
+    from dp_accounting import gaussian_mechanism as dpa
+
+    res = _run_cli("sigma", "--eps", "0.001", "--delta", "0.01", "--n", "100", "--p", "1")
+    assert res.returncode == 0, res.stderr
+    ref = dpa.get_sigma_gaussian(0.001, 0.01, tol=1e-15)  # 38.04; the paper's Theorem 3.4: 68.9
+    b = _block(res.stdout, "Setting B")
+    m = re.search(r"best proven sufficient sigma +([\d.]+)  by analytic Gaussian \(Balle & Wang 2018\), "
+                  r"Setting A, valid for B by Lemma 2\.3$", b, re.M)
+    assert m and float(m.group(1)) == pytest.approx(ref, abs=1e-4)
+    thm34 = re.search(r"paper: Theorem 3\.4 sufficient +([\d.]+)", b)
+    assert thm34 and round(float(thm34.group(1)), 1) == 68.9  # the paper's Table 1
+    assert "valid for C by Lemma 2.3" in _block(res.stdout, "Setting C")
+    # p = 1: the exact value is listed, and labelled as found by a search, not as proven
+    m = re.search(r"exact sigma \(p = 1\) +([\d.]+)  exact by a numerical worst-pair search, not proven", b)
+    assert m and 1.0 < float(m.group(1)) < ref
+    assert "proven" not in b.split("exact sigma")[1].split("not proven")[0]
 
 
 def test_cli_table_prints_36_rows():
@@ -82,6 +121,68 @@ def test_cli_bad_arguments_exit_2_with_one_line(args, word):
     assert word in res.stderr
     assert "Traceback" not in res.stderr
     assert res.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("sigma_b: root finding did not converge;\nplease report"),
+        OverflowError("(34, 'Numerical result out of range')"),
+        TypeError("unsupported operand"),
+        FloatingPointError("overflow encountered"),
+        MemoryError(),
+        ZeroDivisionError("float division by zero"),
+        ValueError("eps must be finite and > 0, got nan"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+@pytest.mark.parametrize("command", [["sigma", "--eps", "0.1", "--delta", "0.01", "--n", "100", "--p", "5"], ["table"]])
+def test_cli_turns_every_package_error_into_exit_2_and_one_line(monkeypatch, capsys, error, command):
+    from dpmask import __main__ as cli
+    from dpmask import bounds
+
+    def boom(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(bounds, "best_sufficient_sigma", boom)
+    monkeypatch.setattr(cli, "table1", boom)
+    with pytest.raises(SystemExit) as info:
+        cli.main(command)
+    assert info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("error: ") and err.endswith("\n") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_cli_lets_keyboard_interrupt_through(monkeypatch):
+    from dpmask import __main__ as cli
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "table1", stop)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(["table"])
+
+
+def test_cli_reports_numerical_warnings_in_one_line(monkeypatch, capsys):
+    import warnings
+
+    from dpmask import __main__ as cli
+
+    real = cli.table1
+
+    def noisy(*args, **kwargs):
+        for _ in range(3):
+            warnings.warn("Series did not converge", RuntimeWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "table1", noisy)
+    assert cli.main(["table"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 37
+    assert err == "warning: 3 numerical warning(s), the first: Series did not converge\n"
 
 
 def test_readme_gives_the_two_commands():
