@@ -111,15 +111,35 @@ def test_mc_delta_with_neyman_pearson_threshold_matches_exact_curve():
     assert abs(res["delta"] - target) < 5 * res["se"]
 
 
-def test_mc_delta_learned_threshold_is_a_valid_lower_bound():
+def test_mc_delta_learned_threshold_finds_the_neyman_pearson_set():
+    """The learned-threshold path against an mpmath truth.
+
+    For the projection statistic the likelihood ratio is increasing, so the best half-line is
+    {T > c} at the Neyman-Pearson threshold c (mpmath) and its delta is the target (mpmath,
+    0.187 here).  The estimand at a learned threshold is below the target; it stays within 0.02
+    of it for any threshold in [0.85 c, 1.2 c], which a working search finds with 4000 learning
+    draws.  Tolerance: 0.02 + 4 standard errors (se about 0.011), so the estimate must lie in
+    about [0.12, 0.23].  Detects: a threshold off by x3 (estimand 0.001) or x1.5 (0.10), a
+    flipped direction ({T <= c}: estimand -0.54), and an interval that misses the target.
+    """
     n, p, sigma, eps = 8, 4, 0.9, 0.3
     X, Xp = _row_pair(n, p)
-    target = audit.statistic_delta(eps, sigma, n, p, "projection")
+    with mp.workdps(30):
+        la, lb = mp.mpf(p) / sigma**2, mp.mpf((math.sqrt(p) - 1) ** 2) / sigma**2
+        c = _mp_threshold(mp.mpf(eps), n, la, lb)
+        target = float(_mp_tail(c, n, la) - mp.e ** mp.mpf(eps) * _mp_tail(c, n, lb))
+        c = float(c)
+    assert target == pytest.approx(0.1874, abs=1e-4)
     w = np.ones(p) / math.sqrt(p)
+    # the statistic is unscaled: its Neyman-Pearson threshold is c sigma^2
     res = audit.mc_delta(lambda Y: np.sum((Y @ w) ** 2), X, Xp, sigma, eps, 8000, np.random.default_rng(7), method="batch")
-    assert res["ci_low"] < target
-    assert res["ci_low"] <= res["delta"] <= res["ci_high"]
     assert res["n_used"] == 4000
+    assert res["direction"] == ">"
+    assert 0.85 * c * sigma**2 <= res["threshold"] <= 1.2 * c * sigma**2
+    tol = 0.02 + 4 * res["se"]
+    assert target - tol < res["delta"] < target + 4 * res["se"]
+    assert res["ci_low"] < target < res["ci_high"] + 0.02
+    assert res["ci_low"] <= res["delta"] <= res["ci_high"]
 
 
 def test_lower_bounds_sit_below_theorem_34_and_grow_with_p():
@@ -146,11 +166,49 @@ def test_batch_releases_have_the_law_of_mechanisms_release_b():
         assert stats.ks_2samp(a, b).pvalue > 1e-3
 
 
-def test_p1_lower_bound_is_the_exact_value():
+def _quad_hockey_stick(eps, df, lam_p, lam_q):
+    """delta(eps) between ncx2(df, lam_p) and ncx2(df, lam_q) by scipy quadrature of the densities
+    (independent of dpmask's threshold-and-tail formula).  The likelihood ratio is monotone in t,
+    so the set {f_p > e^eps f_q} is a half-line cut where log f_p - log f_q = eps."""
+    from scipy import integrate
+
+    def logpdf(t, lam):
+        return stats.chi2.logpdf(t, df) if lam == 0 else stats.ncx2.logpdf(t, df, lam)
+
+    gap = lambda t: logpdf(t, lam_p) - logpdf(t, lam_q) - eps
+    up = lam_p > lam_q  # then the set is {t > c}
+    lo, hi = 1e-8, df + 50 * math.sqrt(df) + 10 * max(lam_p, lam_q) + 100
+    if (gap(lo) > 0) == (gap(hi) > 0):
+        return 0.0
+    c = brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14)
+    f = lambda t: math.exp(logpdf(t, lam_p)) - math.exp(eps) * math.exp(logpdf(t, lam_q))
+    pieces = [(c, c + 10 * math.sqrt(df), np.inf)] if up else [(0.0, c)]
+    total = 0.0
+    for piece in pieces:
+        for x0, x1 in zip(piece[:-1], piece[1:]):
+            total += integrate.quad(f, x0, x1, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+    return total
+
+
+def test_p1_lower_bound_is_the_exact_value_by_quadrature():
+    """For p = 1 the release is a function of T = ||Y||^2 / sigma^2 ~ ncx2(n, ||X||^2 / sigma^2),
+    so delta(eps) is a hockey stick between two noncentral chi-squares.  At the returned sigma,
+    quadrature of the densities (not the package's solver) must give delta at the corner pair
+    ||X||^2 = 1 versus 0 and no more than delta at other pairs with a row change of 1; 2 % less
+    noise must break delta.  Detects any error of the shared solver above 1e-6 relative in delta
+    (about 1e-5 relative in sigma)."""
+    eps, delta, n = 0.1, 0.01, 100
     for statistic in ("projection", "frobenius"):
-        assert audit.sigma_lower_bound(0.1, 0.01, 100, 1, statistic) == pytest.approx(
-            exact.masked_p1_sigma(0.1, 0.01, 100), rel=1e-9
-        )
+        sigma = audit.sigma_lower_bound(eps, delta, n, 1, statistic)
+        s2 = sigma**2
+        corner = _quad_hockey_stick(eps, n, 1 / s2, 0.0)
+        assert corner == pytest.approx(delta, rel=1e-6)
+        for a_row, s in [(1.0, 0.0), (1.0, 1.0), (1.0, 10.0), (1.0, 99.0), (0.75, 0.0), (0.5, 5.0)]:
+            hi, lo = a_row**2 + s, (a_row - 1.0) ** 2 + s
+            for lp, lq in ((hi, lo), (lo, hi)):
+                assert _quad_hockey_stick(eps, n, lp / s2, lq / s2) <= delta * (1 + 1e-6)
+        assert _quad_hockey_stick(eps, n, 1 / (0.98 * sigma) ** 2, 0.0) > 1.05 * delta
+    assert sigma == pytest.approx(0.836, abs=5e-4)  # the value chapter 7 quotes
 
 
 def test_lower_bound_is_a_real_violation_just_below_it():
