@@ -125,27 +125,59 @@ def test_corrected_residual_variance_removes_the_response_noise():
     assert naive > s2_raw + 0.5 * sigma**2  # noise in y (and attenuation) inflates it
 
 
-@pytest.mark.parametrize("conditional", [False, True])
-def test_standard_errors_cover_95_percent(conditional):
-    # conditional=False: new regression errors each replication, target the population beta;
-    # conditional=True: one fixed data set, target its own least-squares coefficients.
-    rng = np.random.default_rng(16 + conditional)
-    n, sigma, reps = 1000, 0.5, 500
+def _release_grams(X_fixed, Z, beta, sigma, reps, rng, conditional, chunk=500):
+    """Gram matrices of `reps` Setting A releases X + C, vectorised in chunks.  A Setting B
+    release has the same Gram matrix (first tests above), and the estimators see nothing else.
+    Unconditional: new regression errors (hence a new X) in every replication."""
+    n = Z.shape[0]
+    out = []
+    for start in range(0, reps, chunk):
+        k = min(chunk, reps - start)
+        if conditional:
+            X = np.broadcast_to(X_fixed, (k, n, 3))
+        else:
+            y = Z @ beta + rng.uniform(-0.5, 0.5, (k, n))
+            X = np.concatenate([np.broadcast_to(Z, (k, n, 2)), y[..., None]], axis=2)
+        M = X + sigma * rng.standard_normal((k, n, 3))
+        out.append(np.einsum("kni,knj->kij", M, M))
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize(
+    "conditional, beta",
+    [(False, (0.3, -0.2)), (True, (0.3, -0.2)), (False, (1.5, 0.0))],
+    ids=["population", "conditional", "population-large-beta"],
+)
+def test_standard_errors_cover_95_percent(conditional, beta):
+    """Coverage of the 95 % intervals, two-sided, with the power to see a wrong standard error.
+
+    conditional=False: new regression errors each replication, target the population beta;
+    conditional=True: one fixed data set, target its own least-squares coefficients.  The third
+    case has a large first coefficient (the response then leaves [-1, 1], which the estimator
+    does not mind) so that the meat term n sigma^4 beta beta^T carries about 20 % of the
+    variance of coef[0] instead of 1-3 %: doubling it must fail too.
+    8000 replications: the binomial standard error of a coverage of 0.95 is 0.0024, and the
+    limits 0.95 +- 0.013 (5.4 of them) reject a true coverage of 0.92 or 0.98 almost surely,
+    and standard errors off by x1.1 (coverage 0.969) or x0.9 (0.923) with high probability.
+    The spread of the z-scores (coef - target) / se must be 1 within 0.05 (its standard error
+    is about 0.008): standard errors off by 5 % or more fail it.  Measured with 20000-40000
+    replications: coverages 0.950-0.955 and z spreads 0.981-0.999 in all three cases.
+    """
+    beta = np.array(beta)
+    rng = np.random.default_rng(16 + conditional + 2 * int(beta[0] > 1))
+    n, sigma, reps = 1000, 0.5, 8000
     Z = rng.uniform(-1, 1, (n, 2))
-    X_fixed = np.column_stack([Z, Z @ BETA + rng.uniform(-0.5, 0.5, n)])
-    target = _lstsq_fit(X_fixed, 2)[0] if conditional else BETA
-    hits, naive_hits = [], []
-    for _ in range(reps):
-        X = X_fixed if conditional else np.column_stack([Z, Z @ BETA + rng.uniform(-0.5, 0.5, n)])
-        Y = release_a(X, sigma, rng)
-        fit = ols_from_release(Y, 2, sigma, conditional=conditional)
-        hits.append(np.abs(fit.coef - target) <= 1.959964 * fit.se)
-        naive = ols_from_release(Y, 2, correct_noise=False)
-        naive_hits.append(np.abs(naive.coef - target) <= 1.959964 * naive.se)
-    coverage = np.mean(hits, axis=0)
-    tol = 5 * np.sqrt(0.95 * 0.05 / reps)  # five binomial standard errors, about 0.049
-    assert np.all(np.abs(coverage - 0.95) < tol), coverage
-    assert np.all(np.mean(naive_hits, axis=0) < 0.5)  # the uncorrected SEs do not cover
+    X_fixed = np.column_stack([Z, Z @ beta + rng.uniform(-0.5, 0.5, n)])
+    target = _lstsq_fit(X_fixed, 2)[0] if conditional else beta
+    G = _release_grams(X_fixed, Z, beta, sigma, reps, rng, conditional)
+    fit = ols_from_gram(G, n, 2, sigma, conditional=conditional)
+    z = (fit.coef - target) / fit.se
+    coverage = np.mean(np.abs(z) <= 1.959964, axis=0)
+    assert np.all(np.abs(coverage - 0.95) < 0.013), coverage
+    assert np.all(np.abs(z.std(axis=0) - 1.0) < 0.05), z.std(axis=0)
+    naive = ols_from_gram(G[:500], n, 2, correct_noise=False)
+    naive_cov = np.mean(np.abs(naive.coef - target) <= 1.959964 * naive.se, axis=0)
+    assert np.all(naive_cov[np.abs(target) > 0.1] < 0.5)  # attenuated: the uncorrected SEs do not cover
 
 
 def test_conditional_errors_are_smaller_than_population_errors():
