@@ -193,3 +193,33 @@ def test_appendix_statements_are_numbered_like_the_paper(built_book):
     text = (HTML / "chapters" / "A_technical_lemmas.html").read_text()
     for k in range(1, 5):
         assert f'<span class="caption-number">Lemma A.{k} </span>' in text
+
+
+# Control characters other than tab and newline (C0, DEL, C1), and what is left of a TeX command
+# whose first letter an escape ate ("\varepsilon" in a non-raw Python string is a vertical tab
+# followed by "arepsilon").  MathJax renders such text without an error, so the browser tests
+# above cannot see it.  The build turns a vertical tab into a newline, so in the HTML the
+# remnant ("\\(\narepsilon =\\)") is what shows; tests/test_text_integrity.py checks the sources.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_REMNANT = re.compile(r"(?<![A-Za-z\\])(arepsilon|arphi|artheta|rac\{|extbf\{|ext\{|ilde\{|heta\b|lpha\b|abla\b)")
+
+
+def html_text_problems(text):
+    """[(kind, context)] of control characters and TeX remnants in one HTML page."""
+    out = []
+    for kind, pattern in (("control character", _CONTROL), ("TeX remnant", _REMNANT)):
+        out += [(kind, repr(text[max(0, m.start() - 40): m.end() + 40])) for m in pattern.finditer(text)]
+    return out
+
+
+def test_built_html_holds_no_control_characters(built_book):
+    assert html_text_problems("<p>$\x0barepsilon$</p>") and html_text_problems("<p>\\(\narepsilon =\\)</p>")
+    assert not html_text_problems("<p>\\(\\varepsilon\\)\t\n</p>")
+    problems = {}
+    for path in sorted(HTML.rglob("*.html")):
+        if "_static" in path.relative_to(HTML).parts:
+            continue
+        found = html_text_problems(path.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            problems[str(path.relative_to(HTML))] = found
+    assert not problems, problems
