@@ -9,7 +9,9 @@ the lower bound, and then the paper's own bounds, labelled as the paper's.
 Any error -- bad arguments, or a failure inside the package (ValueError, TypeError,
 OverflowError, RuntimeError, FloatingPointError, MemoryError, ...) -- exits with
 status 2 and a one-line reason on standard error, never a traceback.  Nothing is
-printed on standard output unless every line could be computed.
+printed on standard output unless every line could be computed.  Numerical warnings raised
+while computing (e.g. from scipy's special functions at extreme n) are summed up in one line
+on standard error, after the output.
 """
 
 from __future__ import annotations
@@ -157,7 +159,8 @@ def main(argv=None):
     print(out)
     if caught:
         first = " ".join(str(caught[0].message).split())
-        print(f"warning: {len(caught)} numerical warning(s), the first: {first}", file=sys.stderr)
+        print(f"warning: {len(caught)} numerical warning(s), so some values may be inaccurate; the first: {first}",
+              file=sys.stderr)
     return 0
 
 

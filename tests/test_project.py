@@ -182,7 +182,7 @@ def test_cli_reports_numerical_warnings_in_one_line(monkeypatch, capsys):
     assert cli.main(["table"]) == 0
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 37
-    assert err == "warning: 3 numerical warning(s), the first: Series did not converge\n"
+    assert err == "warning: 3 numerical warning(s), so some values may be inaccurate; the first: Series did not converge\n"
 
 
 def test_readme_gives_the_two_commands():
