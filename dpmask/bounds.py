@@ -2,8 +2,13 @@
 
 Setting A (noise only) is covered by Theorem 3.2 and Corollary 3.3, Setting B
 (noise, then a Haar-random orthogonal mask) by Theorem 3.4 and Corollary 3.5,
-block-diagonal masking by the remark closing Section 4.  Every function behaves
-like a ufunc: arguments broadcast, a scalar call returns a Python float.
+block-diagonal masking by the remark closing Section 4.  Those are "what the paper
+proves" (:func:`sufficient_sigma` keeps to them).  :func:`best_sufficient_sigma` is
+the smallest sigma proven sufficient for (eps, delta)-DP by any result in the book:
+it adds the analytic Gaussian mechanism (Balle and Wang 2018), tight for Setting A
+and, by Lemma 2.3, sufficient for Settings B and C; :func:`best_sufficient_source`
+names the result attaining it.  Every function behaves like a ufunc: arguments
+broadcast, a scalar call returns a Python float.
 
 References
 ----------
@@ -461,7 +466,7 @@ def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):
       3.5 is never smaller than Theorem 3.4, so it never attains the minimum.
 
     The exact sigma of Setting B for p = 1
-    (:func:`dpmask.exact.masked_p1_sigma`) is smaller still, but it rests on a
+    (:func:`dpmask.exact.masked_p1_sigma`) is far smaller, but it rests on a
     numerical search for the worst pair of neighbours, not on a proof, so it
     is not used here.  :func:`best_sufficient_source` names the result that
     attains the minimum.
