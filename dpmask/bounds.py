@@ -439,7 +439,11 @@ def _best_parts(eps, delta, n, p, setting, corrected):
     setting = _check_setting(setting)
     corrected = _check_corrected(corrected)
     eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)
-    eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
+    try:
+        eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in zip(("eps", "delta", "n", "p"), (eps, delta, n, p)))
+        raise ValueError(f"eps, delta, n and p must broadcast to one shape, got {shapes}") from None
     analytic = np.asarray(analytic_gaussian_sigma(eps, delta), dtype=float)
     if setting == "A":
         return setting, corrected, analytic, None
