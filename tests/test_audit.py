@@ -135,7 +135,8 @@ def test_mc_delta_learned_threshold_finds_the_neyman_pearson_set():
     res = audit.mc_delta(lambda Y: np.sum((Y @ w) ** 2), X, Xp, sigma, eps, 8000, np.random.default_rng(7), method="batch")
     assert res["n_used"] == 4000
     assert res["direction"] == ">"
-    assert 0.85 * c * sigma**2 <= res["threshold"] <= 1.2 * c * sigma**2
+    # eight seeds put the learned threshold at 0.90 c to 1.06 c; x3 or x1/3 is far outside
+    assert 0.75 * c * sigma**2 <= res["threshold"] <= 1.35 * c * sigma**2
     tol = 0.02 + 4 * res["se"]
     assert target - tol < res["delta"] < target + 4 * res["se"]
     assert res["ci_low"] < target < res["ci_high"] + 0.02
