@@ -26,7 +26,62 @@ Randomness is keyed by block: block ``i`` draws its noise from
 scheduler or the order in which chunks run.  :func:`noisy_data_dask` returns
 the ``X + C`` that both releases mask (same ``rng``, same ``C``), for checks.
 
-Dask is an optional dependency (extra ``scale``); it is imported only here.
+Writing a release: :func:`write_npy` (one ``.npy`` file) and :func:`write_zarr`
+(a Zarr array, one file per chunk) write chunk by chunk to a hidden temporary
+file or directory beside the target, each task opening it by name, and put it in
+place only when every chunk is written (:func:`os.replace`, atomic for a file).
+A computation that fails leaves no output and any previous file untouched.
+
+Domains.  Every public function states its valid domain in its docstring;
+outside it a ``ValueError`` names the argument and the allowed range, before any
+work is done (data entries outside [-1, 1] are found chunk by chunk when the
+release is computed, and the message names the row and column).  Sizes are
+capped because building a Dask graph costs time per chunk (about 10 s per
+10^5 chunks for :func:`random_data_dask`, twice that for :func:`release_b_dask`):
+at most :data:`MAX_CHUNKS` = 100 000 row chunks, at most
+:data:`MAX_CHUNK_ENTRIES` = 2^27 entries (1 GiB) in a chunk this module
+generates, and at most :data:`MAX_ROWS` = 2^53 rows.  Inputs must be real
+(bool, integer or float dtype); complex arrays are refused, not truncated.
+
+On a cluster.  Nothing here assumes one machine: a task's randomness comes
+from its block index and the root seed, never from shared state, and the
+writers hand workers a path, not an open file.  The tests
+(``tests/test_cluster.py``) run the releases on a
+``dask.distributed.LocalCluster`` with two worker processes and check that
+
+* :func:`release_block_dask`, :func:`release_b_dask` and
+  :func:`noisy_data_dask` give results bit-identical to the threaded scheduler;
+* they stay bit-identical when a worker process is killed in the middle of
+  the computation (Dask recomputes the lost chunks, and a chunk's seed does
+  not depend on where or when it runs);
+* :func:`write_npy` and :func:`write_zarr`, run on the cluster, store exactly
+  the in-memory release;
+* a computation that fails half-way (a chunk holding an entry outside
+  [-1, 1]) leaves a previous file at the target byte for byte as it was, and
+  no output at all where there was none.
+
+To use a real cluster, connect a client before computing; every function here
+then runs on it unchanged::
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler-address:8786")   # or a dask-jobqueue/Kubernetes cluster
+    X = dask.array.from_zarr("/shared/data.zarr")       # data every worker can read
+    Y = release_b_dask(X, sigma, rng=None)              # fresh entropy: see below
+    write_zarr(Y, "/shared/release.zarr")               # or write_npy(Y, "/shared/release.npy")
+
+The workers must be able to import ``dpmask`` and to read the data and write
+the target path: for :func:`write_npy` and :func:`write_zarr` it must be on a
+file system every worker mounts (the final rename runs on the client's
+machine).  Object stores (``s3://``) have no atomic rename; write there with
+``dask.array.to_zarr`` and treat the store as unfinished until the call returns.
+
+Seeds.  A fixed ``rng`` makes the book reproducible and voids privacy: anyone
+who knows it regenerates the noise and the mask.  Publish only releases made
+with ``rng=None`` (fresh entropy from the operating system), and see the
+book's page "Privacy in practice" for what a release does not promise.
+
+Dask is an optional dependency (extra ``scale``, with ``distributed`` and
+``zarr``); it is imported only here.
 """
 
 from __future__ import annotations
@@ -261,6 +316,10 @@ def noisy_data_dask(X, sigma, rng=None):
     sigma : float
         Noise standard deviation, > 0.
     rng : numpy.random.Generator, int or None
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
@@ -319,6 +378,10 @@ def release_block_dask(X, sigma, rng=None):
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
@@ -501,6 +564,10 @@ def release_b_dask(X, sigma, rng=None):
     sigma : float
         Noise standard deviation, > 0.
     rng : numpy.random.Generator, int or None
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
