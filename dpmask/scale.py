@@ -41,7 +41,9 @@ capped because building a Dask graph costs time per chunk (about 10 s per
 at most :data:`MAX_CHUNKS` = 100 000 row chunks, at most
 :data:`MAX_CHUNK_ENTRIES` = 2^27 entries (1 GiB) in a chunk this module
 generates, and at most :data:`MAX_ROWS` = 2^53 rows.  Inputs must be real
-(bool, integer or float dtype); complex arrays are refused, not truncated.
+(bool, integer or float dtype); complex arrays are refused, not truncated.  The
+noise level is one number with 0 < sigma <= :data:`MAX_SIGMA` = 1e150 (at 1e307
+the release overflows); inside these ranges every release is finite.
 
 On a cluster.  Nothing here assumes one machine: a task's randomness comes
 from its block index and the root seed, never from shared state, and the
@@ -109,6 +111,7 @@ __all__ = [
     "MAX_CHUNKS",
     "MAX_CHUNK_ENTRIES",
     "MAX_ROWS",
+    "MAX_SIGMA",
 ]
 
 MAX_CHUNKS = 100_000
@@ -120,6 +123,10 @@ MAX_CHUNK_ENTRIES = 2**27
 
 MAX_ROWS = 2**53
 """Most rows n: every whole number up to 2^53 is exact in float64."""
+
+MAX_SIGMA = 1e150
+"""Largest noise standard deviation: far above any useful sigma, far below overflow
+(the p x p factors of a release hold numbers of size about sqrt(n) sigma)."""
 
 _NOISE, _FRAME = 0, 1
 _FAN_IN = 16  # R factors combined per node of the TSQR tree
@@ -190,6 +197,28 @@ def _checked_block(X_b, offset):
             f"row {offset + i}, column {j} is {float(arr[i, j])!r}"
         )
     return arr
+
+
+def _check_sigma(sigma):
+    """One number with 0 < sigma <= MAX_SIGMA."""
+    if np.ndim(sigma) != 0:
+        raise ValueError(f"sigma must be a single number, got an array of shape {np.shape(sigma)}")
+    sigma = float(check_sigma(sigma))
+    if sigma > MAX_SIGMA:
+        raise ValueError(f"sigma must be <= 1e150 (MAX_SIGMA; beyond it the release overflows), got {sigma!r}")
+    return sigma
+
+
+def _check_scheduler(scheduler):
+    """None, a Dask scheduler name, or a scheduler object (a Client, a get function)."""
+    dask, _ = _dask()
+    names = tuple(getattr(dask.base, "named_schedulers", {}))
+    if isinstance(scheduler, str):
+        if names and scheduler not in names:
+            raise ValueError(f"scheduler must be None, a Client or one of {names}, got {scheduler!r}")
+    elif scheduler is not None and not (callable(scheduler) or hasattr(scheduler, "get")):
+        raise ValueError(f"scheduler must be None, a Client or one of {names}, got {scheduler!r}")
+    return scheduler
 
 
 def _check_rows(n, name="n"):
@@ -312,9 +341,10 @@ def noisy_data_dask(X, sigma, rng=None):
     Parameters
     ----------
     X : dask.array.Array, shape (n, p)
-        Data with entries in [-1, 1] (checked chunk by chunk at compute time).
+        Data with entries in [-1, 1] (checked chunk by chunk at compute time),
+        real dtype, at most :data:`MAX_CHUNKS` row chunks.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
         ``None`` (the default) draws fresh entropy from the operating system,
         as every published release must; a fixed seed or Generator makes the
@@ -326,7 +356,7 @@ def noisy_data_dask(X, sigma, rng=None):
     dask.array.Array, shape (n, p)
     """
     X = _as_dask_matrix(X)
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     return _map_rows(X, _noisy_block, sigma, root, name="dpmask-noisy")
 
@@ -370,11 +400,12 @@ def release_block_dask(X, sigma, rng=None):
     Parameters
     ----------
     X : dask.array.Array, shape (n, p)
-        Data with entries in [-1, 1] (checked chunk by chunk when computed).
+        Data with entries in [-1, 1] (checked chunk by chunk when computed),
+        real dtype, at most :data:`MAX_CHUNKS` row chunks.
         Its row chunks are the blocks and must each have more than p rows;
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
@@ -408,7 +439,7 @@ def release_block_dask(X, sigma, rng=None):
     """
     X = _as_dask_matrix(X)
     _check_blocks_exceed_p(X.chunks[0], X.shape[1])
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     return _map_rows(X, _mask_block, sigma, root, name="dpmask-block")
 
@@ -559,10 +590,11 @@ def release_b_dask(X, sigma, rng=None):
     ----------
     X : dask.array.Array, shape (n, p)
         Data with entries in [-1, 1] (checked chunk by chunk when computed),
-        n > p.  Row chunks may have any size (even fewer rows than p);
+        real dtype, n > p, at most :data:`MAX_CHUNKS` row chunks.  Row chunks
+        may have any size (even fewer rows than p);
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
         ``None`` (the default) draws fresh entropy from the operating system,
         as every published release must; a fixed seed or Generator makes the
@@ -583,7 +615,7 @@ def release_b_dask(X, sigma, rng=None):
     n, p = X.shape
     if n <= p:
         raise ValueError(f"X must have more rows than columns (n > p) for masking, got n={n}, p={p}")
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     offsets = _offsets(X.chunks[0])
     leaves = [
@@ -613,15 +645,21 @@ def compute(Y, *, progress=False, scheduler=None):
     ----------
     Y : dask.array.Array
     progress : bool
-        Show Dask's ``dask.diagnostics.ProgressBar`` (for long runs).
-    scheduler : str or None
-        Passed to ``dask.compute`` (e.g. ``"synchronous"`` for debugging).
+        Show Dask's ``dask.diagnostics.ProgressBar`` (for long runs; local
+        schedulers only).
+    scheduler : str, dask.distributed.Client or None
+        Passed to ``dask.compute``: a name such as ``"threads"`` or
+        ``"synchronous"`` (for debugging), a Client, or ``None`` for Dask's
+        default (a ``dask.distributed.Client`` once one has been created).
 
     Returns
     -------
     ndarray
     """
-    dask, _ = _dask()
+    dask, da = _dask()
+    if not isinstance(Y, da.Array):
+        raise ValueError(f"Y must be a dask.array.Array, got {type(Y).__name__}")
+    scheduler = _check_scheduler(scheduler)
     with _progress(progress):
         (out,) = dask.compute(Y, scheduler=scheduler)
     return out
@@ -736,6 +774,7 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     """
     _, da = _dask()
     Y = _check_release(Y)
+    scheduler = _check_scheduler(scheduler)
     path, tmp = _target_path(path)
     if os.path.isdir(path):
         raise ValueError(f"path must name a file, but {path!r} is a directory")
@@ -852,6 +891,7 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
     except ImportError as exc:  # pragma: no cover - exercised only without zarr
         raise ImportError("write_zarr needs zarr: pip install 'dpmask[scale]'") from exc
     Y = _check_release(Y)
+    scheduler = _check_scheduler(scheduler)
     path, tmp = _target_path(path)
     if os.path.lexists(path) and not (os.path.isdir(path) and _is_zarr_array(path)):
         raise ValueError(f"path {path!r} exists and is not a Zarr array; refusing to replace it")

@@ -380,6 +380,24 @@ def test_size_caps_refuse_at_once_with_named_arguments():
     assert scale.balanced_chunks(2**53, 2**53) == (2**53,)
 
 
+def test_sigma_and_scheduler_domains():
+    X = da.zeros((40, 2), chunks=(20, 2))
+    for release in (scale.release_block_dask, scale.release_b_dask, scale.noisy_data_dask):
+        with pytest.raises(ValueError, match=r"sigma must be <= 1e150"):
+            release(X, 1e151, rng=0)
+        with pytest.raises(ValueError, match=r"sigma must be a single number"):
+            release(X, [1.0, 2.0], rng=0)
+        # the edges of the domain give finite releases
+        for sigma in (scale.MAX_SIGMA, 1e-300):
+            assert np.isfinite(release(X + 0.5, sigma, rng=0).compute()).all()
+    with pytest.raises(ValueError, match="Y must be a dask.array.Array"):
+        scale.compute(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="scheduler must be"):
+        scale.compute(X, scheduler="gpu")
+    with pytest.raises(ValueError, match="scheduler must be"):
+        scale.write_npy(X, "unused.npy", scheduler=3)
+
+
 @pytest.mark.parametrize("dtype", [np.complex128, object, "U3"])
 def test_non_real_dask_arrays_are_refused(dtype):
     X = da.zeros((40, 2), chunks=(20, 2), dtype=dtype)
