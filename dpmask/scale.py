@@ -848,7 +848,8 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
     there is moved aside and deleted only after the new one is in place).
     If the computation fails, the temporary directory is removed and a
     previous array at ``path`` is left untouched.  Unwritten chunks of a
-    Zarr array read as its fill value, set here to NaN, never as zeros.
+    Zarr array read as its fill value, set here to NaN for a float array
+    (every release is one), not to zeros.
     Read the result with ``zarr.open_array(path, mode="r")[:]`` or
     ``dask.array.from_zarr(path)``.
 
@@ -899,7 +900,8 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
     Y = Y.rechunk({0: rows})  # Zarr needs regular chunks: one task per Zarr chunk, no shared chunk
     try:
         zarr.create_array(store=tmp, shape=Y.shape, chunks=(rows, Y.shape[1]),
-                          dtype=Y.dtype, fill_value=np.nan, zarr_format=3)
+                          dtype=Y.dtype, fill_value=np.nan if Y.dtype.kind in "fc" else None,
+                          zarr_format=3)
         with _progress(progress):
             da.store(Y, _ZarrRowWriter(tmp), lock=False, scheduler=scheduler)
         old = None
