@@ -678,7 +678,12 @@ def _check_release(Y):
 
 def _target_path(path):
     """Absolute target path, its directory checked; a hidden temporary name beside it."""
-    path = os.path.abspath(os.fspath(path))
+    try:
+        path = os.path.abspath(os.fspath(path))
+    except TypeError as exc:
+        raise ValueError(f"path must be a str or os.PathLike, got {type(path).__name__}") from exc
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
     folder, base = os.path.split(path)
     if not os.path.isdir(folder):
         raise ValueError(f"path must be in an existing directory, but {folder!r} does not exist")

@@ -328,6 +328,8 @@ def test_writers_refuse_bad_targets(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "keep me"
     with pytest.raises(ValueError, match="Y must be"):
         scale.write_npy(np.zeros((3, 2)), tmp_path / "r.npy")
+    with pytest.raises(ValueError, match="path must be a str"):
+        scale.write_zarr(Y, float("nan"))
 
 
 def test_bench_scale_quick_runs():
