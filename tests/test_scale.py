@@ -283,6 +283,28 @@ def _bad_release():
     return scale.release_block_dask(da.from_array(X0, chunks=(100, 2)), 1.0, rng=0)
 
 
+def _settled_listing(folder, expected, timeout=10.0):
+    """The listing of ``folder`` once it equals ``expected`` or ``timeout`` seconds have passed.
+
+    Tasks of a failed computation may still be running when the writer
+    raises (the threaded scheduler does not wait for them); they must leave
+    nothing behind when they finish.
+    """
+    import time
+
+    stop = time.monotonic() + timeout
+    while sorted(os.listdir(folder)) != expected and time.monotonic() < stop:
+        time.sleep(0.05)
+    return sorted(os.listdir(folder))
+
+
+def _files(folder):
+    return sorted(
+        (os.path.relpath(os.path.join(d, f), folder), open(os.path.join(d, f), "rb").read())
+        for d, _, fs in os.walk(folder) for f in fs
+    )
+
+
 @pytest.mark.parametrize("name, writer", [("r.npy", scale.write_npy), ("r.zarr", scale.write_zarr)])
 @pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
 def test_failed_write_keeps_previous_output_and_leaves_nothing(tmp_path, name, writer, scheduler):
@@ -291,15 +313,15 @@ def test_failed_write_keeps_previous_output_and_leaves_nothing(tmp_path, name, w
     # no previous file: nothing appears
     with pytest.raises(ValueError, match=r"row 250, column 1 is 3\.0"):
         writer(_bad_release(), target, scheduler=scheduler)
-    assert os.listdir(tmp_path) == []
+    assert _settled_listing(tmp_path, []) == []
     # a previous release: kept byte for byte
     good = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=6), 1.0, rng=7)
     writer(good, target, scheduler=scheduler)
-    before = sorted((f, open(os.path.join(d, f), "rb").read()) for d, _, fs in os.walk(tmp_path) for f in fs)
+    before = _files(tmp_path)
     with pytest.raises(ValueError, match="row 250"):
         writer(_bad_release(), target, scheduler=scheduler)
-    after = sorted((f, open(os.path.join(d, f), "rb").read()) for d, _, fs in os.walk(tmp_path) for f in fs)
-    assert after == before and os.listdir(tmp_path) == [name]
+    assert _settled_listing(tmp_path, [name]) == [name]
+    assert _files(tmp_path) == before
 
 
 def test_write_zarr_round_trips_unequal_chunks(tmp_path):
