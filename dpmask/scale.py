@@ -26,13 +26,72 @@ Randomness is keyed by block: block ``i`` draws its noise from
 scheduler or the order in which chunks run.  :func:`noisy_data_dask` returns
 the ``X + C`` that both releases mask (same ``rng``, same ``C``), for checks.
 
-Dask is an optional dependency (extra ``scale``); it is imported only here.
+Writing a release: :func:`write_npy` (one ``.npy`` file) and :func:`write_zarr`
+(a Zarr array, one file per chunk) write chunk by chunk to a hidden temporary
+file or directory beside the target, each task opening it by name, and put it in
+place only when every chunk is written (:func:`os.replace`, atomic for a file).
+A computation that fails leaves no output and any previous file untouched.
+
+Domains.  Every public function states its valid domain in its docstring;
+outside it a ``ValueError`` names the argument and the allowed range, before any
+work is done (data entries outside [-1, 1] are found chunk by chunk when the
+release is computed, and the message names the row and column).  Sizes are
+capped because building a Dask graph costs time per chunk (about 10 s per
+10^5 chunks for :func:`random_data_dask`, twice that for :func:`release_b_dask`):
+at most :data:`MAX_CHUNKS` = 100 000 row chunks, at most
+:data:`MAX_CHUNK_ENTRIES` = 2^27 entries (1 GiB) in a chunk this module
+generates, and at most :data:`MAX_ROWS` = 2^53 rows.  Inputs must be real
+(bool, integer or float dtype); complex arrays are refused, not truncated.  The
+noise level is one number with 0 < sigma <= :data:`MAX_SIGMA` = 1e150 (at 1e307
+the release overflows); inside these ranges every release is finite.
+
+On a cluster.  Nothing here assumes one machine: a task's randomness comes
+from its block index and the root seed, never from shared state, and the
+writers hand workers a path, not an open file.  The tests
+(``tests/test_cluster.py``) run the releases on a
+``dask.distributed.LocalCluster`` with two worker processes and check that
+
+* :func:`release_block_dask`, :func:`release_b_dask` and
+  :func:`noisy_data_dask` give results bit-identical to the threaded scheduler;
+* they stay bit-identical when a worker process is killed in the middle of
+  the computation (Dask recomputes the lost chunks, and a chunk's seed does
+  not depend on where or when it runs);
+* :func:`write_npy` and :func:`write_zarr`, run on the cluster, store exactly
+  the in-memory release;
+* a computation that fails half-way (a chunk holding an entry outside
+  [-1, 1]) leaves a previous file at the target byte for byte as it was, and
+  no output at all where there was none.
+
+To use a real cluster, connect a client before computing; every function here
+then runs on it unchanged::
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler-address:8786")   # or a dask-jobqueue/Kubernetes cluster
+    X = dask.array.from_zarr("/shared/data.zarr")       # data every worker can read
+    Y = release_b_dask(X, sigma, rng=None)              # fresh entropy: see below
+    write_zarr(Y, "/shared/release.zarr")               # or write_npy(Y, "/shared/release.npy")
+
+The workers must be able to import ``dpmask`` and to read the data and write
+the target path: for :func:`write_npy` and :func:`write_zarr` it must be on a
+file system every worker mounts (the final rename runs on the client's
+machine).  Object stores (``s3://``) have no atomic rename; write there with
+``dask.array.to_zarr`` and treat the store as unfinished until the call returns.
+
+Seeds.  A fixed ``rng`` makes the book reproducible and voids privacy: anyone
+who knows it regenerates the noise and the mask.  Publish only releases made
+with ``rng=None`` (fresh entropy from the operating system), and see the
+book's page "Privacy in practice" for what a release does not promise.
+
+Dask is an optional dependency (extra ``scale``, with ``distributed`` and
+``zarr``); it is imported only here.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
+import uuid
 from contextlib import nullcontext
 
 import numpy as np
@@ -48,7 +107,26 @@ __all__ = [
     "stiefel_frame_dask",
     "compute",
     "write_npy",
+    "write_zarr",
+    "MAX_CHUNKS",
+    "MAX_CHUNK_ENTRIES",
+    "MAX_ROWS",
+    "MAX_SIGMA",
 ]
+
+MAX_CHUNKS = 100_000
+"""Most row chunks a Dask array in this module may have (building the graph of
+:func:`release_b_dask` on 10^5 chunks takes about 20 s on one core)."""
+
+MAX_CHUNK_ENTRIES = 2**27
+"""Most entries (rows x columns) of one generated chunk: 2^27 float64 entries are 1 GiB."""
+
+MAX_ROWS = 2**53
+"""Most rows n: every whole number up to 2^53 is exact in float64."""
+
+MAX_SIGMA = 1e150
+"""Largest noise standard deviation: far above any useful sigma, far below overflow
+(the p x p factors of a release hold numbers of size about sqrt(n) sigma)."""
 
 _NOISE, _FRAME = 0, 1
 _FAN_IN = 16  # R factors combined per node of the TSQR tree
@@ -85,6 +163,12 @@ def _as_dask_matrix(X, name="X"):
         raise ValueError(f"{name} has unknown row chunk sizes; call {name}.compute_chunk_sizes() first")
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"{name} must have at least one row and one column, got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold real numbers (bool, integer or float dtype), got dtype {X.dtype}")
+    _check_chunk_count(
+        len(X.chunks[0]), name,
+        f"rechunk to larger row chunks, e.g. {name}.rechunk({{0: {-(-X.shape[0] // MAX_CHUNKS)}}})",
+    )
     if len(X.chunks[1]) != 1:  # a block is a set of whole rows: join the column chunks
         X = X.rechunk({1: -1})
     if X.dtype != np.float64:
@@ -115,6 +199,46 @@ def _checked_block(X_b, offset):
     return arr
 
 
+def _check_sigma(sigma):
+    """One number with 0 < sigma <= MAX_SIGMA."""
+    if np.ndim(sigma) != 0:
+        raise ValueError(f"sigma must be a single number, got an array of shape {np.shape(sigma)}")
+    sigma = float(check_sigma(sigma))
+    if sigma > MAX_SIGMA:
+        raise ValueError(f"sigma must be <= 1e150 (MAX_SIGMA; beyond it the release overflows), got {sigma!r}")
+    return sigma
+
+
+def _check_scheduler(scheduler):
+    """None, a Dask scheduler name, or a scheduler object (a Client, a get function)."""
+    dask, _ = _dask()
+    names = tuple(getattr(dask.base, "named_schedulers", {}))
+    if isinstance(scheduler, str):
+        if names and scheduler not in names:
+            raise ValueError(f"scheduler must be None, a Client or one of {names}, got {scheduler!r}")
+    elif scheduler is not None and not (callable(scheduler) or hasattr(scheduler, "get")):
+        raise ValueError(f"scheduler must be None, a Client or one of {names}, got {scheduler!r}")
+    return scheduler
+
+
+def _check_rows(n, name="n"):
+    value = int(check_int(n, name, minimum=1))
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+        value = int(n)  # the float check rounds integers beyond 2**53
+    n = value
+    if n > MAX_ROWS:
+        raise ValueError(f"{name} must be <= 2**53 (rows exact in float64), got {n}")
+    return n
+
+
+def _check_chunk_count(count, name, hint):
+    if count > MAX_CHUNKS:
+        raise ValueError(
+            f"{name} gives {count} row chunks, more than MAX_CHUNKS={MAX_CHUNKS} "
+            f"(a Dask graph that large takes minutes to build): {hint}"
+        )
+
+
 def _offsets(chunks):
     return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(int)
 
@@ -130,25 +254,32 @@ def balanced_chunks(n, target):
     Parameters
     ----------
     n : int
-        Number of rows, >= 1.
+        Number of rows, 1 <= n <= 2**53 (:data:`MAX_ROWS`).
     target : int
-        Wanted rows per chunk, 1 <= target <= n.
+        Wanted rows per chunk, ``ceil(n / MAX_CHUNKS) <= target <= n``: at
+        most :data:`MAX_CHUNKS` (100 000) chunks.
 
     Returns
     -------
     tuple of int
         ``k = max(1, round(n / target))`` sizes, each ``n // k`` or ``n // k + 1``.
 
+    Raises
+    ------
+    ValueError
+        Naming ``n`` or ``target`` when either is outside its range.
+
     Examples
     --------
     >>> balanced_chunks(10, 3)
     (4, 3, 3)
     """
-    n = int(check_int(n, "n", minimum=1))
+    n = _check_rows(n)
     target = int(check_int(target, "target", minimum=1))
     if target > n:
         raise ValueError(f"target must be <= n={n} (rows per chunk), got {target}")
     k = max(1, int(round(n / target)))
+    _check_chunk_count(k, "target", f"target must be >= {-(-n // MAX_CHUNKS)} for n={n}, got {target}")
     small, extra = divmod(n, k)
     return (small + 1,) * extra + (small,) * (k - extra)
 
@@ -163,9 +294,11 @@ def random_data_dask(n, p, *, chunks=100_000, rng=None, distribution="uniform"):
     Parameters
     ----------
     n, p : int
-        Shape, n >= 1, p >= 1.
+        Shape, 1 <= n <= 2**53, p >= 1.
     chunks : int
-        Rows per chunk (the last chunk may be shorter).
+        Rows per chunk (the last chunk may be shorter), at least
+        ``ceil(n / MAX_CHUNKS)`` (at most 100 000 chunks) and with
+        ``min(chunks, n) * p <= MAX_CHUNK_ENTRIES`` (2^27 entries, 1 GiB a chunk).
     rng : numpy.random.Generator, int or None
         Seed; the same seed gives the same array.
     distribution : {"uniform", "normal"}
@@ -175,11 +308,16 @@ def random_data_dask(n, p, *, chunks=100_000, rng=None, distribution="uniform"):
     Returns
     -------
     dask.array.Array, shape (n, p), one column chunk
+
+    Raises
+    ------
+    ValueError
+        Naming ``n``, ``p``, ``chunks`` or ``distribution`` outside its range.
     """
     _, da = _dask()
-    n = int(check_int(n, "n", minimum=1))
+    n = _check_rows(n)
     p = int(check_int(p, "p", minimum=1))
-    chunks = int(check_int(chunks, "chunks", minimum=1))
+    chunks = _check_chunk_rows(n, p, chunks)
     if distribution not in ("uniform", "normal"):
         raise ValueError(f"distribution must be 'uniform' or 'normal', got {distribution!r}")
     gen = da.random.default_rng(_root_entropy(rng))
@@ -203,17 +341,22 @@ def noisy_data_dask(X, sigma, rng=None):
     Parameters
     ----------
     X : dask.array.Array, shape (n, p)
-        Data with entries in [-1, 1] (checked chunk by chunk at compute time).
+        Data with entries in [-1, 1] (checked chunk by chunk at compute time),
+        real dtype, at most :data:`MAX_CHUNKS` row chunks.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
     dask.array.Array, shape (n, p)
     """
     X = _as_dask_matrix(X)
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     return _map_rows(X, _noisy_block, sigma, root, name="dpmask-noisy")
 
@@ -257,14 +400,19 @@ def release_block_dask(X, sigma, rng=None):
     Parameters
     ----------
     X : dask.array.Array, shape (n, p)
-        Data with entries in [-1, 1] (checked chunk by chunk when computed).
+        Data with entries in [-1, 1] (checked chunk by chunk when computed),
+        real dtype, at most :data:`MAX_CHUNKS` row chunks.
         Its row chunks are the blocks and must each have more than p rows;
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
@@ -291,7 +439,7 @@ def release_block_dask(X, sigma, rng=None):
     """
     X = _as_dask_matrix(X)
     _check_blocks_exceed_p(X.chunks[0], X.shape[1])
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     return _map_rows(X, _mask_block, sigma, root, name="dpmask-block")
 
@@ -375,8 +523,25 @@ def _frame_array(row_chunks, p, root, R_m):
     )
 
 
-def _row_chunks(n, chunks):
+def _check_chunk_rows(n, p, chunks):
+    """Rows per generated chunk: at most MAX_CHUNKS chunks, at most MAX_CHUNK_ENTRIES entries each."""
     chunks = int(check_int(chunks, "chunks", minimum=1))
+    if p > MAX_CHUNK_ENTRIES:
+        raise ValueError(f"p must be <= 2**27 (MAX_CHUNK_ENTRIES, entries per chunk), got {p}")
+    if chunks > MAX_ROWS:
+        raise ValueError(f"chunks must be <= 2**53 (rows per chunk), got {chunks}")
+    count = -(-n // chunks)
+    _check_chunk_count(count, "chunks", f"chunks must be >= {-(-n // MAX_CHUNKS)} for n={n}, got {chunks}")
+    if min(chunks, n) * p > MAX_CHUNK_ENTRIES:
+        raise ValueError(
+            f"chunks must be <= {max(MAX_CHUNK_ENTRIES // p, 1)} for p={p} (at most "
+            f"MAX_CHUNK_ENTRIES=2**27 entries, 1 GiB, per chunk), got {chunks}"
+        )
+    return chunks
+
+
+def _row_chunks(n, p, chunks):
+    chunks = _check_chunk_rows(n, p, chunks)
     full, rest = divmod(n, chunks)
     return (chunks,) * full + ((rest,) if rest else ())
 
@@ -393,20 +558,20 @@ def stiefel_frame_dask(n, p, rng=None, *, chunks=100_000):
     Parameters
     ----------
     n, p : int
-        Shape, n >= p >= 1.
+        Shape, 2**53 >= n >= p >= 1.
     rng : numpy.random.Generator, int or None
     chunks : int
-        Rows per chunk.
+        Rows per chunk, in the range of :func:`random_data_dask`.
 
     Returns
     -------
     dask.array.Array, shape (n, p)
     """
-    n = int(check_int(n, "n", minimum=1))
+    n = _check_rows(n)
     p = int(check_int(p, "p", minimum=1))
     if p > n:
         raise ValueError(f"p must be <= n for an n x p frame, got n={n}, p={p}")
-    return _frame_array(_row_chunks(n, chunks), p, _root_entropy(rng), None)
+    return _frame_array(_row_chunks(n, p, chunks), p, _root_entropy(rng), None)
 
 
 def release_b_dask(X, sigma, rng=None):
@@ -425,11 +590,16 @@ def release_b_dask(X, sigma, rng=None):
     ----------
     X : dask.array.Array, shape (n, p)
         Data with entries in [-1, 1] (checked chunk by chunk when computed),
-        n > p.  Row chunks may have any size (even fewer rows than p);
+        real dtype, n > p, at most :data:`MAX_CHUNKS` row chunks.  Row chunks
+        may have any size (even fewer rows than p);
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
     rng : numpy.random.Generator, int or None
+        ``None`` (the default) draws fresh entropy from the operating system,
+        as every published release must; a fixed seed or Generator makes the
+        noise and mask reproducible by anyone who knows it, which voids
+        privacy: for teaching and tests only.
 
     Returns
     -------
@@ -445,7 +615,7 @@ def release_b_dask(X, sigma, rng=None):
     n, p = X.shape
     if n <= p:
         raise ValueError(f"X must have more rows than columns (n > p) for masking, got n={n}, p={p}")
-    sigma = float(check_sigma(sigma))
+    sigma = _check_sigma(sigma)
     root = _root_entropy(rng)
     offsets = _offsets(X.chunks[0])
     leaves = [
@@ -475,28 +645,65 @@ def compute(Y, *, progress=False, scheduler=None):
     ----------
     Y : dask.array.Array
     progress : bool
-        Show Dask's ``dask.diagnostics.ProgressBar`` (for long runs).
-    scheduler : str or None
-        Passed to ``dask.compute`` (e.g. ``"synchronous"`` for debugging).
+        Show Dask's ``dask.diagnostics.ProgressBar`` (for long runs; local
+        schedulers only).
+    scheduler : str, dask.distributed.Client or None
+        Passed to ``dask.compute``: a name such as ``"threads"`` or
+        ``"synchronous"`` (for debugging), a Client, or ``None`` for Dask's
+        default (a ``dask.distributed.Client`` once one has been created).
 
     Returns
     -------
     ndarray
     """
-    dask, _ = _dask()
+    dask, da = _dask()
+    if not isinstance(Y, da.Array):
+        raise ValueError(f"Y must be a dask.array.Array, got {type(Y).__name__}")
+    scheduler = _check_scheduler(scheduler)
     with _progress(progress):
         (out,) = dask.compute(Y, scheduler=scheduler)
     return out
 
 
-class _NpyRowWriter:
-    """A ``da.store`` target that writes row slices of a C-ordered .npy file with pwrite.
+def _check_release(Y):
+    _, da = _dask()
+    if not isinstance(Y, da.Array) or Y.ndim != 2:
+        raise ValueError("Y must be a 2-D dask.array.Array")
+    if any(math.isnan(c) for c in Y.chunks[0]):
+        raise ValueError("Y has unknown row chunk sizes; call Y.compute_chunk_sizes() first")
+    if len(Y.chunks[1]) != 1:
+        Y = Y.rechunk({1: -1})
+    return Y
 
-    Unlike a memory map, nothing written stays resident in this process.
+
+def _target_path(path):
+    """Absolute target path, its directory checked; a hidden temporary name beside it."""
+    try:
+        path = os.path.abspath(os.fspath(path))
+    except TypeError as exc:
+        raise ValueError(f"path must be a str or os.PathLike, got {type(path).__name__}") from exc
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    folder, base = os.path.split(path)
+    if not os.path.isdir(folder):
+        raise ValueError(f"path must be in an existing directory, but {folder!r} does not exist")
+    tmp = os.path.join(folder, f".{base}.{uuid.uuid4().hex[:12]}.tmp")
+    return path, tmp
+
+
+class _NpyRowWriter:
+    """A ``da.store`` target that writes row slices into a C-ordered .npy file.
+
+    It holds the file's *path*, not an open descriptor: every chunk's task
+    opens the file itself (``O_WRONLY`` without ``O_CREAT``, so a straggling
+    task cannot recreate a temporary file that was already removed), writes
+    its rows with ``pwrite`` and closes it.  That works in worker processes
+    and on other machines that see the same file system.  Nothing written
+    stays resident in memory, unlike a memory map.
     """
 
-    def __init__(self, fd, data_offset, shape, dtype):
-        self.fd, self.data_offset = fd, data_offset
+    def __init__(self, path, data_offset, shape, dtype):
+        self.path, self.data_offset = path, data_offset
         self.shape, self.dtype = shape, np.dtype(dtype)
         self.row_bytes = int(np.prod(shape[1:], dtype=np.int64)) * self.dtype.itemsize
 
@@ -507,50 +714,214 @@ class _NpyRowWriter:
             raise ValueError("write_npy needs whole rows in every chunk (one column chunk)")
         start = rows.start or 0
         data = np.ascontiguousarray(value, dtype=self.dtype)
-        os.pwrite(self.fd, data.tobytes(), self.data_offset + start * self.row_bytes)
+        fd = os.open(self.path, os.O_WRONLY)
+        try:
+            view, offset = memoryview(data).cast("B"), self.data_offset + start * self.row_bytes
+            while view:  # pwrite may write fewer bytes than asked
+                written = os.pwrite(fd, view, offset)
+                view, offset = view[written:], offset + written
+        finally:
+            os.close(fd)
+
+
+def _fsync(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
 
 
 def write_npy(Y, path, *, progress=False, scheduler=None):
-    """Write a lazy release to a ``.npy`` file chunk by chunk.
+    """Write a lazy release to a ``.npy`` file chunk by chunk, replacing ``path`` only on success.
 
-    Each chunk is written at its place in the file as soon as it is computed
-    and then dropped, so memory stays at a few chunks however large ``Y``
-    is.  Read the result with ``np.load(path, mmap_mode="r")``.
+    The rows go to a hidden temporary file beside ``path``; each chunk's task
+    opens that file by name, writes its rows at their place and closes it, so
+    memory stays at a few chunks however large ``Y`` is, and the tasks may
+    run in other processes or on other machines (``path`` must then be on a
+    file system that every worker sees).  Only when every chunk is written
+    is the file synced and renamed onto ``path`` with :func:`os.replace`,
+    which is atomic: a reader sees the previous file or the finished new
+    one, never a half-written one.  If the computation fails, the temporary
+    file is removed, the error is raised again, and a previous file at
+    ``path`` is left untouched.  Read the result with
+    ``np.load(path, mmap_mode="r")``.
 
     Parameters
     ----------
     Y : dask.array.Array, shape (n, p)
         For example the output of :func:`release_block_dask` or
-        :func:`release_b_dask`.
+        :func:`release_b_dask`; row chunks of any known sizes.
     path : str or os.PathLike
-        File to create (overwritten if it exists).
+        File to write, in an existing directory (replaced if it exists).
     progress : bool
-        Show Dask's progress bar.
-    scheduler : str or None
+        Show Dask's progress bar (local schedulers only).
+    scheduler : str, dask.distributed.Client or None
+        Passed to ``dask.array.store``; ``None`` uses Dask's default (a
+        ``dask.distributed.Client`` once one has been created).
+
+    Returns
+    -------
+    str
+        The absolute path written.
+
+    Raises
+    ------
+    ValueError
+        If ``Y`` is not a 2-D Dask array or the directory of ``path`` does not exist.
+    """
+    _, da = _dask()
+    Y = _check_release(Y)
+    scheduler = _check_scheduler(scheduler)
+    path, tmp = _target_path(path)
+    if os.path.isdir(path):
+        raise ValueError(f"path must name a file, but {path!r} is a directory")
+    dtype = np.dtype(Y.dtype)
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": Y.shape}
+    try:
+        with open(tmp, "xb") as fh:
+            np.lib.format.write_array_header_1_0(fh, header)
+            data_offset = fh.tell()
+            fh.truncate(data_offset + Y.shape[0] * Y.shape[1] * dtype.itemsize)
+        target = _NpyRowWriter(tmp, data_offset, Y.shape, dtype)
+        with _progress(progress):
+            da.store(Y, target, lock=False, scheduler=scheduler)
+        _fsync(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise
+    return path
+
+
+_ZARR_META = "zarr.json"
+
+
+class _ZarrRowWriter:
+    """A ``da.store`` target that opens an existing Zarr array by path in every task.
+
+    When a write fails, the writer deletes the array's metadata first and
+    then the directory (:func:`_abandon_zarr`); tasks of the failed
+    computation may still be running.  A task opens the array with
+    ``mode="r+"``, which fails once the metadata is gone, and checks again
+    *after* writing its chunk: Zarr creates missing directories when it
+    writes, so a chunk that lands after the clean-up would recreate the
+    temporary store, and the task then removes it itself.  Every write is
+    followed by its own check, so nothing is left behind.
+    """
+
+    def __init__(self, path):
+        self.path = path
+
+    def __setitem__(self, key, value):
+        import zarr
+
+        zarr.open_array(store=self.path, mode="r+")[key] = value
+        if not os.path.exists(os.path.join(self.path, _ZARR_META)):
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise FileNotFoundError(f"the write to {self.path} was abandoned")
+
+
+def _abandon_zarr(tmp):
+    try:
+        os.remove(os.path.join(tmp, _ZARR_META))
+    except FileNotFoundError:
+        pass
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _is_zarr_array(path):
+    return any(os.path.isfile(os.path.join(path, meta)) for meta in (_ZARR_META, ".zarray"))
+
+
+def write_zarr(Y, path, *, progress=False, scheduler=None):
+    """Write a lazy release to a local Zarr array (a directory), replacing ``path`` only on success.
+
+    Zarr is the chunked array store that Dask writes to in parallel (it is
+    what ``dask.array.to_zarr`` writes): every chunk is its own file, so
+    worker processes and machines write their chunks directly, with no
+    shared file handle.  As :func:`write_npy`, the array is first written
+    to a hidden temporary directory beside ``path``; only when every chunk
+    is written does it take the place of ``path`` (a previous Zarr array
+    there is moved aside and deleted only after the new one is in place).
+    If the computation fails, the temporary directory is removed and a
+    previous array at ``path`` is left untouched.  Unwritten chunks of a
+    Zarr array read as its fill value, set here to NaN for a float array
+    (every release is one), not to zeros.
+    Read the result with ``zarr.open_array(path, mode="r")[:]`` or
+    ``dask.array.from_zarr(path)``.
+
+    Object stores (``s3://...``) have no atomic rename; this function takes
+    local (or shared network file system) paths only.  To write to object
+    storage, call ``dask.array.to_zarr(Y.rechunk(...), url)`` yourself and
+    treat the store as unfinished until that call returns.
+
+    Parameters
+    ----------
+    Y : dask.array.Array, shape (n, p)
+        A release; its row chunks may differ in size (they are rechunked to
+        Zarr's regular chunks of the largest row chunk, which does not
+        change any value).
+    path : str or os.PathLike
+        Directory to create, in an existing directory.  If it exists it must
+        be a Zarr array (it is then replaced); any other file or directory
+        there is refused rather than deleted.
+    progress : bool
+        Show Dask's progress bar (local schedulers only).
+    scheduler : str, dask.distributed.Client or None
         Passed to ``dask.array.store``.
 
     Returns
     -------
     str
-        The path written.
+        The absolute path written.
+
+    Raises
+    ------
+    ValueError
+        If ``Y`` is not a 2-D Dask array, the directory of ``path`` does not
+        exist, or ``path`` holds something other than a Zarr array.
+    ImportError
+        If ``zarr`` is not installed (``pip install 'dpmask[scale]'``).
     """
     _, da = _dask()
-    if not isinstance(Y, da.Array) or Y.ndim != 2:
-        raise ValueError("Y must be a 2-D dask.array.Array")
-    if len(Y.chunks[1]) != 1:
-        Y = Y.rechunk({1: -1})
-    path = os.fspath(path)
-    dtype = np.dtype(Y.dtype)
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": Y.shape}
-    with open(path, "wb") as fh:
-        np.lib.format.write_array_header_1_0(fh, header)
-        data_offset = fh.tell()
-        fh.truncate(data_offset + Y.shape[0] * Y.shape[1] * dtype.itemsize)
-    fd = os.open(path, os.O_WRONLY)
     try:
-        target = _NpyRowWriter(fd, data_offset, Y.shape, dtype)
+        import zarr
+    except ImportError as exc:  # pragma: no cover - exercised only without zarr
+        raise ImportError("write_zarr needs zarr: pip install 'dpmask[scale]'") from exc
+    Y = _check_release(Y)
+    scheduler = _check_scheduler(scheduler)
+    path, tmp = _target_path(path)
+    if os.path.lexists(path) and not (os.path.isdir(path) and _is_zarr_array(path)):
+        raise ValueError(f"path {path!r} exists and is not a Zarr array; refusing to replace it")
+    rows = max(Y.chunks[0])
+    Y = Y.rechunk({0: rows})  # Zarr needs regular chunks: one task per Zarr chunk, no shared chunk
+    try:
+        zarr.create_array(store=tmp, shape=Y.shape, chunks=(rows, Y.shape[1]),
+                          dtype=Y.dtype, fill_value=np.nan if Y.dtype.kind in "fc" else None,
+                          zarr_format=3)
         with _progress(progress):
-            da.store(Y, target, lock=False, scheduler=scheduler)
-    finally:
-        os.close(fd)
+            da.store(Y, _ZarrRowWriter(tmp), lock=False, scheduler=scheduler)
+        old = None
+        if os.path.lexists(path):
+            old = f"{tmp}.old"
+            os.replace(path, old)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            if old is not None:
+                os.replace(old, path)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        _abandon_zarr(tmp)
+        raise
     return path

@@ -1,6 +1,9 @@
 """Tests for dpmask.scale: masking Dask arrays block by block and as one Setting B release.
 
-Truths used: the Gram identity ``Y^T Y = (X + C)^T (X + C)`` (to rounding),
+Truths used: the Gram identity ``Y^T Y = (X + C)^T (X + C)`` (to rounding), with
+``C`` regenerated here by the test's own code from the seeding scheme the module
+documents (block i's noise from ``SeedSequence(root, spawn_key=(0, i))``), not
+by ``scale.noisy_data_dask``, which shares the releases' noise code;
 the moment identity ``E[Y^T Y] = X^T X + n sigma^2 I`` by Monte Carlo within
 five standard errors per entry, the law of one coordinate of a uniform frame
 (``U_11^2 ~ Beta(1/2, (n-1)/2)``, scipy), and two-sample Kolmogorov-Smirnov
@@ -37,12 +40,28 @@ def fixed_data(n, p, seed=0):
     return np.random.default_rng(seed).uniform(-1, 1, size=(n, p))
 
 
+def documented_noisy(X, sigma, seed):
+    """``X + C`` rebuilt from the documented seeding, independently of dpmask.scale's code.
+
+    The root is one draw ``integers(0, 2**63 - 1)`` from ``default_rng(seed)``;
+    row chunk i's noise is ``sigma`` times standard normals from
+    ``default_rng(SeedSequence(root, spawn_key=(0, i)))``.
+    """
+    values = np.asarray(X.compute(scheduler="synchronous"), dtype=np.float64)
+    root = int(np.random.default_rng(seed).integers(0, 2**63 - 1))
+    noise = [
+        np.random.default_rng(np.random.SeedSequence(root, spawn_key=(0, i))).standard_normal((size, X.shape[1]))
+        for i, size in enumerate(X.chunks[0])
+    ]
+    return values + sigma * np.vstack(noise)
+
+
 # --------------------------------------------------------------------------- block-diagonal path
 
 def test_block_release_keeps_every_block_gram():
     X = scale.random_data_dask(600, 3, chunks=150, rng=1)
     Y = release_block(X, 0.7, rng=5).compute()
-    M = scale.noisy_data_dask(X, 0.7, rng=5).compute()
+    M = documented_noisy(X, 0.7, seed=5)
     for start in range(0, 600, 150):
         b = slice(start, start + 150)
         np.testing.assert_allclose(Y[b].T @ Y[b], M[b].T @ M[b], rtol=1e-10, atol=1e-9)
@@ -137,7 +156,7 @@ def test_block_rows_follow_dense_haar_reference():
 def test_block_release_is_not_just_noise():
     # Power check for the KS comparison above: Setting A (no masking) is rejected.
     X0, sigma, copies = fixed_data(6, 2, seed=2), 0.5, 1000
-    M = scale.noisy_data_dask(tiled(X0, copies), sigma, rng=31).compute().reshape(copies, 6, 2)
+    M = documented_noisy(tiled(X0, copies), sigma, seed=31).reshape(copies, 6, 2)
     rng = np.random.default_rng(32)
     ref = np.stack([release_b(X0, sigma, rng, method="dense") for _ in range(copies)])
     assert stats.ks_2samp(M[:, 0, 0], ref[:, 0, 0]).pvalue < KS_LEVEL
@@ -151,15 +170,21 @@ def test_release_b_dask_keeps_the_gram_matrix(chunks):
     Y = scale.release_b_dask(X, 0.9, rng=41)
     assert Y.chunks[0] == chunks
     Y = Y.compute()
-    M = scale.noisy_data_dask(X, 0.9, rng=41).compute()
+    M = documented_noisy(X, 0.9, seed=41)
     np.testing.assert_allclose(Y.T @ Y, M.T @ M, rtol=1e-10, atol=1e-9)
+
+
+def test_noisy_data_dask_follows_the_documented_seeding():
+    X = da.from_array(fixed_data(300, 3, seed=3), chunks=((37, 2, 200, 61), (3,)))
+    np.testing.assert_array_equal(scale.noisy_data_dask(X, 0.9, rng=41).compute(), documented_noisy(X, 0.9, 41))
 
 
 def test_release_b_dask_mixes_all_rows():
     # One Haar matrix over all rows: unlike the block release, a chunk's Gram is not kept.
     X = da.from_array(fixed_data(200, 2, seed=4), chunks=(50, 2))
     Y = scale.release_b_dask(X, 0.5, rng=1).compute()
-    M = scale.noisy_data_dask(X, 0.5, rng=1).compute()
+    M = documented_noisy(X, 0.5, seed=1)
+    np.testing.assert_allclose(Y.T @ Y, M.T @ M, rtol=1e-10, atol=1e-9)
     assert not np.allclose(Y[:50].T @ Y[:50], M[:50].T @ M[:50], rtol=0.05)
 
 
@@ -242,6 +267,93 @@ def test_write_npy_round_trips_and_shows_progress(tmp_path, capsys):
     np.testing.assert_array_equal(np.load(quiet), np.load(path))
 
 
+def test_write_npy_replaces_a_previous_file_atomically(tmp_path):
+    target = tmp_path / "release.npy"
+    np.save(target, np.arange(6.0))
+    Y = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=4), 1.0, rng=5)
+    path = scale.write_npy(Y, target, scheduler="threads")
+    assert path == str(target)
+    np.testing.assert_array_equal(np.load(target), Y.compute(scheduler="threads"))
+    assert os.listdir(tmp_path) == ["release.npy"]
+
+
+def _bad_release():
+    X0 = fixed_data(400, 2, seed=9)
+    X0[250, 1] = 3.0   # the third chunk raises when computed
+    return scale.release_block_dask(da.from_array(X0, chunks=(100, 2)), 1.0, rng=0)
+
+
+def _settled_listing(folder, expected, timeout=10.0):
+    """The listing of ``folder`` once it equals ``expected`` or ``timeout`` seconds have passed.
+
+    Tasks of a failed computation may still be running when the writer
+    raises (the threaded scheduler does not wait for them); they must leave
+    nothing behind when they finish.
+    """
+    import time
+
+    stop = time.monotonic() + timeout
+    while sorted(os.listdir(folder)) != expected and time.monotonic() < stop:
+        time.sleep(0.05)
+    return sorted(os.listdir(folder))
+
+
+def _files(folder):
+    return sorted(
+        (os.path.relpath(os.path.join(d, f), folder), open(os.path.join(d, f), "rb").read())
+        for d, _, fs in os.walk(folder) for f in fs
+    )
+
+
+@pytest.mark.parametrize("name, writer", [("r.npy", scale.write_npy), ("r.zarr", scale.write_zarr)])
+@pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
+def test_failed_write_keeps_previous_output_and_leaves_nothing(tmp_path, name, writer, scheduler):
+    pytest.importorskip("zarr")
+    target = tmp_path / name
+    # no previous file: nothing appears
+    with pytest.raises(ValueError, match=r"row 250, column 1 is 3\.0"):
+        writer(_bad_release(), target, scheduler=scheduler)
+    assert _settled_listing(tmp_path, []) == []
+    # a previous release: kept byte for byte
+    good = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=6), 1.0, rng=7)
+    writer(good, target, scheduler=scheduler)
+    before = _files(tmp_path)
+    with pytest.raises(ValueError, match="row 250"):
+        writer(_bad_release(), target, scheduler=scheduler)
+    assert _settled_listing(tmp_path, [name]) == [name]
+    assert _files(tmp_path) == before
+
+
+def test_write_zarr_round_trips_unequal_chunks(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    X = da.from_array(fixed_data(1000, 3, seed=8), chunks=(scale.balanced_chunks(1000, 300), (3,)))
+    Y = scale.release_b_dask(X, 1.0, rng=2)
+    path = scale.write_zarr(Y, tmp_path / "release.zarr")
+    stored = zarr.open_array(path, mode="r")
+    assert stored.fill_value is not None and np.isnan(stored.fill_value)  # unwritten reads NaN, not 0
+    np.testing.assert_array_equal(stored[:], Y.compute())
+    np.testing.assert_array_equal(da.from_zarr(path).compute(), Y.compute())
+
+
+def test_writers_refuse_bad_targets(tmp_path):
+    pytest.importorskip("zarr")
+    Y = scale.release_block_dask(scale.random_data_dask(200, 2, chunks=100, rng=1), 1.0, rng=1)
+    with pytest.raises(ValueError, match="existing directory"):
+        scale.write_npy(Y, tmp_path / "missing" / "r.npy")
+    with pytest.raises(ValueError, match="is a directory"):
+        scale.write_npy(Y, tmp_path)
+    (tmp_path / "notes.txt").write_text("keep me")
+    with pytest.raises(ValueError, match="not a Zarr array"):
+        scale.write_zarr(Y, tmp_path / "notes.txt")
+    with pytest.raises(ValueError, match="not a Zarr array"):
+        scale.write_zarr(Y, tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+    with pytest.raises(ValueError, match="Y must be"):
+        scale.write_npy(np.zeros((3, 2)), tmp_path / "r.npy")
+    with pytest.raises(ValueError, match="path must be a str"):
+        scale.write_zarr(Y, float("nan"))
+
+
 def test_bench_scale_quick_runs():
     env = dict(os.environ, MPLBACKEND="Agg")
     run = subprocess.run(
@@ -264,6 +376,59 @@ def test_balanced_chunks_refuses_bad_targets():
         scale.balanced_chunks(5, 6)
     with pytest.raises(ValueError, match="target"):
         scale.balanced_chunks(5, 0)
+
+
+def test_size_caps_refuse_at_once_with_named_arguments():
+    # Beyond MAX_CHUNKS row chunks a graph takes minutes to build; refuse before building it.
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"target must be >= 10000000 for n=1000000000000, got 7"):
+        scale.balanced_chunks(1e12, 7)
+    with pytest.raises(ValueError, match=r"chunks must be >= 10000000 .*got 1000000"):
+        scale.random_data_dask(10**12, 3, chunks=10**6)
+    with pytest.raises(ValueError, match=r"chunks must be >= "):
+        scale.stiefel_frame_dask(10**12, 2, chunks=1000)
+    with pytest.raises(ValueError, match=r"chunks must be <= 44739242 for p=3"):
+        scale.random_data_dask(10**9, 3, chunks=10**9)
+    with pytest.raises(ValueError, match=r"p must be <= 2\*\*27"):
+        scale.random_data_dask(10, 2**28)
+    with pytest.raises(ValueError, match=r"n must be <= 2\*\*53"):
+        scale.balanced_chunks(2**53 + 1, 2**40)
+    with pytest.raises(ValueError, match=r"X gives 100001 row chunks"):
+        scale.release_block_dask(da.zeros((300_003, 2), chunks=(3, 2)), 1.0)
+    assert time.perf_counter() - start < 5
+    # at the cap itself the sizes are right
+    sizes = scale.balanced_chunks(10**12, 10**7)
+    assert len(sizes) == scale.MAX_CHUNKS and sum(sizes) == 10**12
+    assert scale.balanced_chunks(2**53, 2**53) == (2**53,)
+
+
+def test_sigma_and_scheduler_domains():
+    X = da.zeros((40, 2), chunks=(20, 2))
+    for release in (scale.release_block_dask, scale.release_b_dask, scale.noisy_data_dask):
+        with pytest.raises(ValueError, match=r"sigma must be <= 1e150"):
+            release(X, 1e151, rng=0)
+        with pytest.raises(ValueError, match=r"sigma must be a single number"):
+            release(X, [1.0, 2.0], rng=0)
+        # the edges of the domain give finite releases
+        for sigma in (scale.MAX_SIGMA, 1e-300):
+            assert np.isfinite(release(X + 0.5, sigma, rng=0).compute()).all()
+    with pytest.raises(ValueError, match="Y must be a dask.array.Array"):
+        scale.compute(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="scheduler must be"):
+        scale.compute(X, scheduler="gpu")
+    with pytest.raises(ValueError, match="scheduler must be"):
+        scale.write_npy(X, "unused.npy", scheduler=3)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, object, "U3"])
+def test_non_real_dask_arrays_are_refused(dtype):
+    X = da.zeros((40, 2), chunks=(20, 2), dtype=dtype)
+    with pytest.raises(ValueError, match="X must hold real numbers"):
+        scale.release_block_dask(X, 1.0)
+    with pytest.raises(ValueError, match="X must hold real numbers"):
+        scale.release_b_dask(X, 1.0)
 
 
 # --------------------------------------------------------------------------- the chapter's explorer
