@@ -51,6 +51,7 @@ __all__ = [
     "gram_noise_cov",
     "mask_noise_cov",
     "first_order_errors",
+    "error_coefficients",
 ]
 
 
@@ -389,3 +390,51 @@ def first_order_errors(K, cov, response=-1):
         J = np.column_stack(c)
         out[key] = float(np.sqrt(np.trace(J @ C @ J.T) / (J.shape[0] if key != "angle" else 1)))
     return out
+
+
+def error_coefficients(M, response=-1):
+    r"""Constants of the first-order errors when ``K = n M`` (M: second moments per row).
+
+    OLS slopes, correlations and eigenvectors do not change when ``K`` is
+    scaled, so their Jacobian at ``K = n M`` is ``J(M)/n``.  With
+    :func:`mask_noise_cov` and :func:`gram_noise_cov` this gives, for each
+    statistic of :func:`first_order_errors`,
+
+    .. math::
+
+        \text{RMSE}_{\text{mask}}(n, \sigma) = \sqrt{(b\sigma^2 + c\sigma^4)/n},\qquad
+        \text{RMSE}_{\text{Gram}}(n, \tau) = \tau\sqrt{c/2}\,/\,n,
+
+    with :math:`b = \operatorname{tr}(J L J^T)/m` for the cross terms'
+    tensor ``L`` (the ``sigma^2`` part of :func:`mask_noise_cov` at n = 1,
+    sigma = 1) and :math:`c = \operatorname{tr}(J I_2 J^T)/m` for
+    :math:`(I_2)_{abcd} = \delta_{ac}\delta_{bd} + \delta_{ad}\delta_{bc}`.
+    Masking's error falls like :math:`n^{-1/2}` at fixed sigma, the rival's
+    like :math:`n^{-1}`.
+
+    Parameters
+    ----------
+    M : array_like, shape (p, p)
+        Second-moment matrix ``X^T X / n``, positive definite, p >= 2.
+    response : int
+        Column of the response for the slopes.
+
+    Returns
+    -------
+    dict
+        ``{"ols": (b, c), "corr": (b, c), "angle": (b, c)}``.
+
+    Examples
+    --------
+    >>> M = np.array([[1 / 3, 1 / 6], [1 / 6, 1 / 6]])
+    >>> b, c = error_coefficients(M)["ols"]
+    >>> bool(b > 0 and c > 0)
+    True
+    """
+    M = _check_gram(M, "M")
+    p = M.shape[0]
+    eye2 = _sym_identity(p)
+    cross = mask_noise_cov(M, 1, 1.0) - eye2
+    eb = first_order_errors(M, cross, response)
+    ec = first_order_errors(M, eye2, response)
+    return {key: (eb[key] ** 2, ec[key] ** 2) for key in eb}
