@@ -403,3 +403,17 @@ def test_rivals_figure_draws():
 
     fig = widgets.rivals_figure(eps_values=(0.1, 0.01), p_values=(2,))
     assert len(fig.axes) == 1 and len(fig.axes[0].lines) == 4
+
+
+def test_bench_rivals_quick_runs():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(root))
+    run = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_rivals.py"), "--quick"],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "rival / masking" in run.stdout
