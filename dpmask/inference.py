@@ -217,18 +217,18 @@ def corrected_gram(G, n, sigma):
     return G - n * sigma**2 * np.eye(G.shape[-1])
 
 
-def _check_pd(H, what):
+def _check_pd(H, what, hint=None):
     """Refuse a (stack of) matrices that is not positive definite, saying how many fail."""
     smallest = np.linalg.eigvalsh(H)[..., 0]
     bad = ~(smallest > 0)
     if np.any(bad):
         count = f" ({int(bad.sum())} of {bad.size})" if bad.size > 1 else ""
-        raise ValueError(
-            f"the {what} is not positive definite{count}: the noise's contribution n*sigma^2 "
-            "is too large for this release to estimate the coefficients (more rows, less noise, "
-            "or fewer predictors are needed); pass correct_noise=False to get the attenuated, "
-            "uncorrected fit instead"
-        )
+        if hint is None:
+            hint = ("the noise's contribution n*sigma^2 "
+                    "is too large for this release to estimate the coefficients (more rows, less noise, "
+                    "or fewer predictors are needed); pass correct_noise=False to get the attenuated, "
+                    "uncorrected fit instead")
+        raise ValueError(f"the {what} is not positive definite{count}: {hint}")
 
 
 def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False,
@@ -262,7 +262,10 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         Noise standard deviation of the release, > 0; required when
         ``correct_noise`` is true, ignored otherwise.
     correct_noise : bool
-        Remove ``n sigma^2 I`` from the Gram matrix (default) or not.
+        Remove ``n sigma^2 I`` from the Gram matrix (default) or not.  With
+        ``noise="gram"`` nothing is removed either way; true (default) makes
+        the standard errors include the Gram noise, false gives the textbook
+        errors that ignore it.
     intercept : int or None
         Index of a column that held the constant 1 in ``X`` before the
         release, if any.  Its corrected Gram entry is then set to the known
@@ -384,7 +387,11 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     gzy = Gc[..., predictors, response]
     what = ("corrected predictor Gram block (G_ZZ - n sigma^2 I)" if correct_noise and noise == "mask"
             else "predictor Gram block G_ZZ")
-    _check_pd(Gzz, what)
+    hint = None
+    if noise == "gram":
+        hint = ("the Gram noise (or collinear predictors) leaves no positive definite block to invert; "
+                "more rows, less noise or fewer predictors are needed")
+    _check_pd(Gzz, what, hint)
     Hinv = np.linalg.inv(Gzz)
     Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
     coef = np.einsum("...ij,...j->...i", Hinv, gzy)
