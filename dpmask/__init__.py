@@ -12,7 +12,8 @@ mechanisms  the releases: Settings A, B, C and block-diagonal masking
 table       Table 1 of the paper
 exact       tight privacy curves the paper does not give
 audit       lower bounds and Monte Carlo audits of the privacy of Setting B
-inference   linear models fitted from a masked release
+inference   linear models fitted from a masked release (or a noisy Gram matrix)
+rivals      the Gaussian mechanism on X^T X, masking's rival (chapter 9)
 symbolic    SymPy derivations checked by the book and the tests
 scale       masking on Dask arrays (optional extra ``scale``)
 widgets     ipywidgets explorers (optional extra ``book``)

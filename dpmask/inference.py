@@ -18,6 +18,12 @@ Everything here is a plain function of numpy arrays; the core works on the
 Gram matrix and n alone (:func:`ols_from_gram`), and :func:`simulate_gram`
 draws the Gram matrix of a release directly (O(p^3) per draw, whatever n is),
 which is what makes the book's simulations up to n = 10^9 cheap.
+
+Two noise models are handled (argument ``noise``): ``"mask"``, the Gram
+matrix of a release ``(X + C)^T (X + C)`` with data noise sigma, and
+``"gram"``, the rival Gaussian mechanism on the Gram matrix
+(:mod:`dpmask.rivals`), ``X^T X + E`` with symmetric noise of standard
+deviation tau on the diagonal and tau/sqrt(2) off it.
 """
 
 from __future__ import annotations
@@ -36,7 +42,9 @@ __all__ = [
     "corrected_gram",
     "ols_from_gram",
     "ols_from_release",
+    "correlation_from_gram",
     "correlation_from_release",
+    "pca_from_gram",
     "pca_from_release",
     "simulate_gram",
 ]
@@ -60,7 +68,9 @@ class OLSResult(NamedTuple):
     * ``gram`` -- the Gram matrix the fit used (corrected when the noise was);
     * ``response`` -- column index of the response;
     * ``predictors`` -- column indices of the predictors;
-    * ``corrected`` -- whether the noise's contribution ``n sigma^2 I`` was removed.
+    * ``corrected`` -- whether the noise was accounted for: for ``noise="mask"``
+      its contribution ``n sigma^2 I`` was removed; for ``noise="gram"`` (mean
+      zero, nothing to remove) the standard errors include its variance.
     """
 
     coef: np.ndarray
@@ -118,6 +128,20 @@ def _check_sigma_scalar(sigma):
     arr = check_sigma(sigma)
     if arr.ndim != 0:
         raise ValueError("sigma must be a single number > 0 (the noise standard deviation of the release)")
+    return float(arr)
+
+
+def _check_noise(noise):
+    if noise not in ("mask", "gram"):
+        raise ValueError(f"noise must be 'mask' (a release's Gram matrix) or 'gram' (the Gaussian mechanism "
+                         f"on the Gram matrix), got {noise!r}")
+    return noise
+
+
+def _check_tau_scalar(tau):
+    arr = check_sigma(tau, "tau")
+    if arr.ndim != 0:
+        raise ValueError("tau must be a single number > 0 (the Gram noise's standard deviation on the diagonal)")
     return float(arr)
 
 
@@ -193,21 +217,22 @@ def corrected_gram(G, n, sigma):
     return G - n * sigma**2 * np.eye(G.shape[-1])
 
 
-def _check_pd(H, what):
+def _check_pd(H, what, hint=None):
     """Refuse a (stack of) matrices that is not positive definite, saying how many fail."""
     smallest = np.linalg.eigvalsh(H)[..., 0]
     bad = ~(smallest > 0)
     if np.any(bad):
         count = f" ({int(bad.sum())} of {bad.size})" if bad.size > 1 else ""
-        raise ValueError(
-            f"the {what} is not positive definite{count}: the noise's contribution n*sigma^2 "
-            "is too large for this release to estimate the coefficients (more rows, less noise, "
-            "or fewer predictors are needed); pass correct_noise=False to get the attenuated, "
-            "uncorrected fit instead"
-        )
+        if hint is None:
+            hint = ("the noise's contribution n*sigma^2 "
+                    "is too large for this release to estimate the coefficients (more rows, less noise, "
+                    "or fewer predictors are needed); pass correct_noise=False to get the attenuated, "
+                    "uncorrected fit instead")
+        raise ValueError(f"the {what} is not positive definite{count}: {hint}")
 
 
-def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False):
+def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False,
+                  noise="mask", tau=None):
     r"""Least squares from the Gram matrix of a release.
 
     Regress column ``response`` on all other columns.  Without correction
@@ -237,7 +262,10 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         Noise standard deviation of the release, > 0; required when
         ``correct_noise`` is true, ignored otherwise.
     correct_noise : bool
-        Remove ``n sigma^2 I`` from the Gram matrix (default) or not.
+        Remove ``n sigma^2 I`` from the Gram matrix (default) or not.  With
+        ``noise="gram"`` nothing is removed either way; true (default) makes
+        the standard errors include the Gram noise, false gives the textbook
+        errors that ignore it.
     intercept : int or None
         Index of a column that held the constant 1 in ``X`` before the
         release, if any.  Its corrected Gram entry is then set to the known
@@ -249,6 +277,17 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         the regression error and the privacy noise); if true they cover the
         privacy noise only, given the data (target: the raw data's own
         least-squares coefficients).
+    noise : {"mask", "gram"}
+        The noise model of ``G``.  ``"mask"`` (default): the Gram matrix of a
+        release, ``E[G] = X^T X + n sigma^2 I``.  ``"gram"``: the rival
+        Gaussian mechanism on the Gram matrix (:func:`dpmask.rivals.release_gram`),
+        ``G = X^T X + E`` with ``E`` symmetric, ``Var E_ii = tau^2``,
+        ``Var E_ij = tau^2/2``; its mean is zero, so nothing is subtracted, and
+        the standard errors add the noise's variance (Notes).
+    tau : float, optional
+        With ``noise="gram"`` and correction: the standard deviation of the
+        Gram noise on the diagonal, > 0 (:func:`dpmask.rivals.sigma_gram`; not
+        a data-noise sigma).  Must be None with ``noise="mask"``.
 
     Returns
     -------
@@ -289,6 +328,18 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     data as if they were the data; it is exact OLS on ``X + C`` and ignores
     the attenuation the noise causes.
 
+    Rival noise (``noise="gram"``).  To first order
+    :math:`\hat\beta - \beta \approx K_{ZZ}^{-1}\xi` with
+    :math:`\xi = E_{Z\cdot} v`, :math:`v = (1 \text{ at the response}, -\beta)`.
+    Writing :math:`E = (W + W^T)/2` with i.i.d. :math:`W_{ij} \sim N(0, \tau^2)`
+    gives :math:`\operatorname{Cov}(\xi) = \tfrac{\tau^2}{2}
+    \bigl((1 + \|\beta\|^2) I + \beta\beta^T\bigr)` (minus
+    :math:`\tau^2\beta_c^2` in entry (c, c) when the intercept's Gram entry
+    c is set to its known value n), so the covariance is
+    :math:`\hat G_{ZZ}^{-1}\bigl(\operatorname{Cov}(\xi) + \hat G_{ZZ} s^2\bigr)\hat G_{ZZ}^{-1}`
+    with the sampling term :math:`\hat G_{ZZ} s^2` dropped when
+    ``conditional=True``.  The estimator has no first-order bias.
+
     Examples
     --------
     >>> M = np.array([[1.0, 2.0], [2.0, 4.1], [3.0, 5.9]])
@@ -310,7 +361,20 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     if n <= k:
         raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
     df = n - k
-    if correct_noise:
+    noise = _check_noise(noise)
+    if noise == "gram" and sigma is not None:
+        raise ValueError("sigma must be None with noise='gram' (the rival's noise is given by tau)")
+    if noise == "mask" and tau is not None:
+        raise ValueError("tau must be None with noise='mask' (the release's noise is given by sigma)")
+    if correct_noise and noise == "gram":
+        if tau is None:
+            raise ValueError("tau (the Gram noise's standard deviation on the diagonal, > 0) is required "
+                             "when noise='gram' and correct_noise=True")
+        tau = _check_tau_scalar(tau)
+        Gc = G.copy()
+        if intercept is not None:
+            Gc[..., intercept, intercept] = float(n)
+    elif correct_noise:
         if sigma is None:
             raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
         sigma = _check_sigma_scalar(sigma)
@@ -321,8 +385,13 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         Gc = G.copy()
     Gzz = Gc[..., predictors[:, None], predictors[None, :]]
     gzy = Gc[..., predictors, response]
-    what = "corrected predictor Gram block (G_ZZ - n sigma^2 I)" if correct_noise else "predictor Gram block G_ZZ"
-    _check_pd(Gzz, what)
+    what = ("corrected predictor Gram block (G_ZZ - n sigma^2 I)" if correct_noise and noise == "mask"
+            else "predictor Gram block G_ZZ")
+    hint = None
+    if noise == "gram":
+        hint = ("the Gram noise (or collinear predictors) leaves no positive definite block to invert; "
+                "more rows, less noise or fewer predictors are needed")
+    _check_pd(Gzz, what, hint)
     Hinv = np.linalg.inv(Gzz)
     Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
     coef = np.einsum("...ij,...j->...i", Hinv, gzy)
@@ -330,7 +399,17 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     sigma2_resid = rss / df
     tau2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
     eye = np.eye(k)
-    if correct_noise:
+    if correct_noise and noise == "gram":
+        bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
+        outer = coef[..., :, None] * coef[..., None, :]
+        meat = 0.5 * tau**2 * ((1.0 + bb) * eye + outer)
+        if intercept is not None:  # E_cc is gone: its share tau^2 beta_c^2 leaves entry (c, c)
+            c = int(np.flatnonzero(predictors == intercept)[0])
+            meat[..., c, c] -= tau**2 * coef[..., c] ** 2
+        if not conditional:
+            meat = meat + Gzz * tau2
+        cov = Hinv @ meat @ Hinv
+    elif correct_noise:
         s2 = sigma**2
         sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
         ebar2 = tau2 * df / n
@@ -387,31 +466,142 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
     )
 
 
-def _second_moments(Y, sigma, correct_noise, constant):
-    """Covariance-type matrix of the non-constant columns, from the Gram matrix."""
-    Y = check_matrix(Y, "Y")
-    n, p = Y.shape
+def _second_moments(G, n, sigma, correct_noise, constant, noise="mask", tau=None):
+    """Covariance-type matrix of the non-constant columns from a (stack of) Gram matrices."""
+    G = _check_gram(G, batch=True)
+    p = G.shape[-1]
+    n = _check_n(n, p)
     constant = _check_constant(constant, p)
-    G = Y.T @ Y
-    if correct_noise:
+    noise = _check_noise(noise)
+    if noise == "gram" and sigma is not None:
+        raise ValueError("sigma must be None with noise='gram' (the rival's noise is given by tau)")
+    if noise == "mask" and tau is not None:
+        raise ValueError("tau must be None with noise='mask' (the release's noise is given by sigma)")
+    tau2 = 0.0
+    if correct_noise and noise == "mask":
         if sigma is None:
             raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
         G = G - n * _check_sigma_scalar(sigma) ** 2 * np.eye(p)
+    elif correct_noise:
+        if tau is None:
+            raise ValueError("tau (the Gram noise's standard deviation on the diagonal, > 0) is required "
+                             "when noise='gram' and correct_noise=True")
+        tau2 = _check_tau_scalar(tau) ** 2
     keep = np.array([j for j in range(p) if j != constant])
     if keep.size == 0:
-        raise ValueError("Y needs at least one column besides the constant one")
-    S = G[np.ix_(keep, keep)]
+        raise ValueError("the Gram matrix needs at least one column besides the constant one")
+    S = G[..., keep[:, None], keep[None, :]]
     if constant is None:
         return S / n, keep
     if n < 2:
         raise ValueError(f"centring needs n >= 2 rows, got n={n}")
     # Column sums are the Gram entries with the constant column: G[c, j] = sum_i x_ij (+ noise).
-    sums = G[constant, keep]
-    return (S - np.outer(sums, sums) / n) / (n - 1), keep
+    # Under the rival's noise each sum carries independent N(0, tau^2/2) noise, whose
+    # contribution tau^2/2 I to E[sums sums^T] is removed.
+    sums = G[..., constant, keep]
+    outer = sums[..., :, None] * sums[..., None, :] - 0.5 * tau2 * np.eye(keep.size)
+    return (S - outer / n) / (n - 1), keep
+
+
+def correlation_from_gram(G, n, sigma=None, *, correct_noise=True, constant=None, noise="mask", tau=None):
+    r"""Correlation matrix of the data's columns, estimated from a noisy Gram matrix.
+
+    With ``S`` the (corrected) covariance-type matrix of the non-constant
+    columns -- ``(G - n sigma^2 I)/n`` for a release (``noise="mask"``),
+    ``G/n`` for the rival (``noise="gram"``), centred through the constant
+    column when one is given -- the estimate is
+
+    .. math::
+
+        \hat R = D^{-1/2} S_+ D^{-1/2},\qquad D = \operatorname{diag}(S_+),
+
+    where :math:`S_+` is ``S`` itself when it is positive semidefinite and
+    otherwise its projection onto the positive semidefinite cone (negative
+    eigenvalues set to 0, the nearest PSD matrix in Frobenius norm), with a
+    ``RuntimeWarning``.  The projection keeps every entry of :math:`\hat R`
+    in [-1, 1]: without it a bias-corrected ``S`` that the noise has pushed
+    out of the cone gives "correlations" such as 1.003.  Since
+    :math:`S_+ - S` is PSD, the projection never lowers a variance.
+
+    Parameters
+    ----------
+    G : array_like, shape (p, p) or (..., p, p)
+        Noisy Gram matrix (or a stack of them).
+    n : int
+        Number of rows of the data, >= 1 (>= 2 with a constant column).
+    sigma : float, optional
+        ``noise="mask"``: the release's noise standard deviation, > 0;
+        required for the correction.
+    correct_noise : bool
+        Remove the noise's mean (``n sigma^2 I``; nothing for the rival
+        apart from the tau^2/2 in the centring) first (default).
+    constant : int or None
+        Index of a column that held the constant 1 before the release (see
+        :func:`correlation_from_release`); None: uncentred correlation.
+    noise : {"mask", "gram"}
+        Noise model of ``G`` (see :func:`ols_from_gram`).
+    tau : float, optional
+        ``noise="gram"``: standard deviation of the Gram noise on the
+        diagonal, > 0 (not a data-noise sigma); required for the correction.
+
+    Returns
+    -------
+    ndarray, shape (m, m) or (..., m, m)
+        Correlation matrix of the m non-constant columns, in their order.
+
+    Raises
+    ------
+    ValueError
+        On malformed input or if a (corrected) variance is not positive.
+
+    Warns
+    -----
+    RuntimeWarning
+        When a (corrected) covariance matrix is not PSD and is projected.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.2], [0.5, 0.4], [-0.3, -0.1]])
+    >>> R = correlation_from_gram(X.T @ X, 3, correct_noise=False)
+    >>> round(float(R[0, 1]), 4)
+    0.8106
+    """
+    S, _ = _second_moments(G, n, sigma, correct_noise, constant, noise, tau)
+    var = np.diagonal(S, axis1=-2, axis2=-1)
+    if np.any(var <= 0):
+        j = int(np.argmax((var <= 0).reshape(-1, var.shape[-1]).any(axis=0)))
+        bad = var[..., j].min()
+        raise ValueError(
+            f"the (corrected) variance of column {j} is {bad:.3g} <= 0: the noise is too large "
+            "for this release to estimate a correlation"
+        )
+    w, V = np.linalg.eigh(S)
+    neg = w[..., 0] < 0
+    if np.any(neg):
+        import warnings
+
+        count = f" ({int(neg.sum())} of {neg.size})" if neg.size > 1 else ""
+        warnings.warn(
+            f"the (corrected) covariance matrix is not positive semidefinite{count}; it was projected "
+            "onto the positive semidefinite cone so that the correlations stay in [-1, 1]",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        S = np.where(neg[..., None, None], (V * np.clip(w, 0.0, None)[..., None, :]) @ np.swapaxes(V, -1, -2), S)
+    d = 1.0 / np.sqrt(np.diagonal(S, axis1=-2, axis2=-1))
+    R = S * d[..., :, None] * d[..., None, :]
+    R = np.clip(0.5 * (R + np.swapaxes(R, -1, -2)), -1.0, 1.0)
+    idx = np.arange(R.shape[-1])
+    R[..., idx, idx] = 1.0
+    return R
 
 
 def correlation_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
     """Correlation matrix of the data's columns, estimated from a release.
+
+    :func:`correlation_from_gram` applied to ``Y^T Y`` and n rows (noise model
+    ``"mask"``); a corrected covariance outside the PSD cone is projected
+    onto it with a ``RuntimeWarning`` (see there).
 
     Parameters
     ----------
@@ -445,28 +635,60 @@ def correlation_from_release(Y, sigma=None, *, correct_noise=True, constant=None
     ...                  np.corrcoef(X[:, 1:].T)))
     True
     """
-    S, _ = _second_moments(Y, sigma, correct_noise, constant)
-    var = np.diag(S)
-    if np.any(var <= 0):
-        j = int(np.argmax(var <= 0))
-        raise ValueError(
-            f"the (corrected) variance of column {j} is {var[j]:.3g} <= 0: the noise is too large "
-            "for this release to estimate a correlation"
-        )
-    d = 1.0 / np.sqrt(var)
-    R = S * np.outer(d, d)
-    return 0.5 * (R + R.T)
+    Y = check_matrix(Y, "Y")
+    return correlation_from_gram(Y.T @ Y, Y.shape[0], sigma, correct_noise=correct_noise, constant=constant)
+
+
+def pca_from_gram(G, n, sigma=None, *, correct_noise=True, constant=None, noise="mask", tau=None):
+    """Principal components of the data's columns, estimated from a noisy Gram matrix.
+
+    Eigen-decomposition of the (corrected) covariance matrix ``S`` of
+    :func:`correlation_from_gram` (centred when a constant column is given,
+    the second-moment matrix otherwise), without any projection: corrected
+    eigenvalues can be negative when the noise dominates and are returned as
+    computed.
+
+    Parameters
+    ----------
+    G : array_like, shape (p, p) or (..., p, p)
+    n : int
+    sigma : float, optional
+        ``noise="mask"``: the release's noise standard deviation.
+    correct_noise : bool
+    constant : int or None
+    noise : {"mask", "gram"}
+    tau : float, optional
+        ``noise="gram"``: the Gram noise's standard deviation on the diagonal.
+
+    Returns
+    -------
+    eigenvalues : ndarray
+        In decreasing order (last axis).
+    eigenvectors : ndarray
+        Columns are the principal directions (sign fixed so that the largest
+        entry of each is positive), in the order of the eigenvalues.
+
+    Examples
+    --------
+    >>> values, vectors = pca_from_gram(np.diag([3.0, 1.0]), 1, correct_noise=False)
+    >>> values
+    array([3., 1.])
+    """
+    S, _ = _second_moments(G, n, sigma, correct_noise, constant, noise, tau)
+    values, vectors = np.linalg.eigh(S)
+    values, vectors = values[..., ::-1], vectors[..., :, ::-1]
+    big = np.argmax(np.abs(vectors), axis=-2)
+    lead = np.take_along_axis(vectors, big[..., None, :], axis=-2)
+    signs = np.where(lead >= 0, 1.0, -1.0)
+    return values, vectors * signs
 
 
 def pca_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
     """Principal components of the data's columns, estimated from a release.
 
-    Eigen-decomposition of the covariance matrix (centred when a constant
-    column is given, the second-moment matrix ``G/n`` otherwise; see
-    :func:`correlation_from_release`).  Masking leaves these unchanged, up to
-    the noise, because they are functions of the Gram matrix.  Corrected
-    eigenvalues can be negative when the noise dominates; they are returned
-    as computed.
+    :func:`pca_from_gram` applied to ``Y^T Y`` and n rows (noise model
+    ``"mask"``).  Masking leaves these unchanged, up to the noise, because
+    they are functions of the Gram matrix.
 
     Parameters
     ----------
@@ -483,12 +705,8 @@ def pca_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
         Columns are the principal directions (sign fixed so that the largest
         entry of each is positive), in the order of the eigenvalues.
     """
-    S, _ = _second_moments(Y, sigma, correct_noise, constant)
-    values, vectors = np.linalg.eigh(S)
-    order = np.argsort(values)[::-1]
-    values, vectors = values[order], vectors[:, order]
-    signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])
-    return values, vectors * signs
+    Y = check_matrix(Y, "Y")
+    return pca_from_gram(Y.T @ Y, Y.shape[0], sigma, correct_noise=correct_noise, constant=constant)
 
 
 def simulate_gram(XtX, n, sigma, size=None, rng=None):

@@ -15,6 +15,7 @@ below the existing ones.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 
@@ -875,4 +876,266 @@ def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 1
         _plain_log_ticks(ax.xaxis)
     axes[0].set_ylabel(r"noise standard deviation $\sigma$")
     fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right upper")
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# chapter 9: masking against the Gaussian mechanism on X^T X (first-order errors)
+# ---------------------------------------------------------------------------
+
+__all__ += ["rivals_numbers", "rivals_explorer", "rivals_figure"]
+
+_RIVAL_ESTIMANDS = {"ols": "OLS slopes", "corr": "correlations", "angle": "leading PC angle (rad)"}
+_RIVAL_KINDS = ("A", "B0", "Blow", "gram")
+_RIVAL_PLAIN = {"A": "A, σ_A", "B0": "B, σ_0 (Thm 3.4)", "Blow": "B, σ_low", "gram": "Gram mechanism, τ"}
+_RIVAL_LABELS = {
+    "A": r"A, $\sigma_A$",
+    "B0": r"B, $\sigma_0$ (Thm 3.4)",
+    "Blow": r"B, $\sigma_{\mathrm{low}}$",
+    "gram": r"Gram mechanism, $\tau$",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _rival_coefficients(p):
+    from . import rivals
+
+    return rivals.error_coefficients(rivals.example_moments(p))
+
+
+@functools.lru_cache(maxsize=256)
+def _rival_sigmas(eps, delta, p):
+    """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs."""
+    from . import rivals
+    from .exact import analytic_gaussian_sigma
+
+    return float(rivals.sigma_gram(eps, delta, p)), float(analytic_gaussian_sigma(eps, delta))
+
+
+def _rival_rmse(kind, eps, delta, n, p, estimand):
+    """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
+    from . import bounds
+
+    b, c = _rival_coefficients(int(p))[estimand]
+    tau, s_a = _rival_sigmas(float(eps), float(delta), int(p))
+    n = np.asarray(n, dtype=float)
+    if kind == "gram":
+        return tau * math.sqrt(c / 2) / n
+    if kind == "A":
+        s = s_a
+    elif kind == "B0":
+        s = np.asarray(bounds.sigma_b(eps, delta, np.round(n), p))
+    else:  # the large-n projection bound (tau^2 / 2n)^(1/4), dpmask.rivals.sigma_low_large_n
+        s = np.sqrt(tau / np.sqrt(2 * n))
+    return np.sqrt((b * s**2 + c * s**4) / n)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rival_rows(kind, eps, delta, p, estimand, target):
+    """Rows at which the first-order RMSE falls to *target* (closed form or a few iterations)."""
+    from scipy.optimize import brentq
+
+    from . import bounds
+
+    b, c = _rival_coefficients(p)[estimand]
+    tau, s_a = _rival_sigmas(eps, delta, p)
+    if kind == "gram":
+        return tau * math.sqrt(c / 2) / target
+    if kind == "A":
+        return (b * s_a**2 + c * s_a**4) / target**2
+    if kind == "B0":  # sigma_0 changes by well under 1 % beyond 10^9 rows: evaluate it there at most
+        n = 10.0**6
+        for _ in range(3):  # the third step changes n by far less than 0.1 % (sigma_0 is nearly flat in n)
+            s = bounds.sigma_b(eps, delta, int(min(max(round(n), p + 2), 10**9)), p)
+            n = (b * s**2 + c * s**4) / target**2
+        return float(n)
+    # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
+    f = lambda x: c * tau**2 * x**4 / 2 + b * tau * x**3 / math.sqrt(2) - target**2
+    x = brentq(f, 0.0, 1.0 / math.sqrt(p + 2) if f(1.0 / math.sqrt(p + 2)) > 0 else 1.0, xtol=1e-300, rtol=1e-13)
+    return max(float(p + 2), 1.0 / x**2)
+
+
+def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
+    r"""The numbers the rivals explorer shows (chapter 9), first-order errors.
+
+    For the example data of :func:`dpmask.rivals.example_moments` with
+    ``K = n M``: the first-order RMSE of *estimand* from (A) Setting A at
+    sigma_A, (B0) Setting B at Theorem 3.4's sigma_0, (Blow) Setting B at the
+    large-n projection lower bound (:func:`dpmask.rivals.sigma_low_large_n`)
+    and (gram) the Gaussian mechanism on X^T X with ``tau``
+    (:func:`dpmask.rivals.sigma_gram`; tau is the standard deviation of the
+    Gram noise, not of the data's entries).  Masking's RMSE is
+    ``sqrt((b sigma^2 + c sigma^4)/n)``, the rival's ``tau sqrt(c/2)/n``
+    (:func:`dpmask.rivals.error_coefficients`).
+
+    Parameters
+    ----------
+    eps, delta : float
+        eps > 0, 0 < delta < 1.
+    n : int
+        Rows, n > p + 1.
+    p : int
+        Columns, 2 to 6.
+    estimand : {"ols", "corr", "angle"}
+    target : float
+        Target RMSE for the rows needed, > 0.
+
+    Returns
+    -------
+    dict
+        ``tau``, ``sigma_a``, ``sigma_0``, ``sigma_low``; ``rmse_<kind>``,
+        ``ratio_<kind>`` (masking RMSE / rival RMSE) and ``rows_<kind>`` for
+        kind in A, B0, Blow, gram.
+    """
+    from . import bounds
+    from ._validate import check_delta, check_eps, check_int, check_positive
+
+    eps = float(check_eps(eps))
+    delta = float(check_delta(delta))
+    p = int(check_int(p, "p", minimum=2))
+    if p > 6:
+        raise ValueError(f"p must be a whole number in [2, 6], got {p}")
+    n = int(check_int(n, "n", minimum=p + 2))
+    if estimand not in _RIVAL_ESTIMANDS:
+        raise ValueError(f"estimand must be one of {tuple(_RIVAL_ESTIMANDS)}, got {estimand!r}")
+    target = float(check_positive(target, "target"))
+    tau, s_a = _rival_sigmas(eps, delta, p)
+    out = {
+        "tau": tau,
+        "sigma_a": s_a,
+        "sigma_0": bounds.sigma_b(eps, delta, n, p),
+        "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
+    }
+    gram = float(_rival_rmse("gram", eps, delta, n, p, estimand))
+    for kind in _RIVAL_KINDS:
+        rmse = float(_rival_rmse(kind, eps, delta, n, p, estimand))
+        out[f"rmse_{kind}"] = rmse
+        out[f"ratio_{kind}"] = rmse / gram
+        out[f"rows_{kind}"] = float(_rival_rows(kind, eps, delta, p, estimand, target))
+    return out
+
+
+_RIVAL_GRID = np.logspace(3, 8, 16)
+
+
+@functools.lru_cache(maxsize=64)
+def _rival_curves(eps, delta, p, estimand):
+    return {k: _rival_rmse(k, eps, delta, _RIVAL_GRID, p, estimand) for k in _RIVAL_KINDS}
+
+
+class _RivalsPlot:
+    """One figure drawn once; an update only moves line data (no layout pass, no new artists)."""
+
+    def __init__(self):
+        from matplotlib.figure import Figure
+
+        self.fig = Figure(figsize=(5.6, 3.4))
+        self.fig.subplots_adjust(left=0.15, right=0.97, bottom=0.14, top=0.91)
+        self.ax = self.fig.add_subplot()
+        self.lines = {}
+        for i, kind in enumerate(_RIVAL_KINDS):
+            (self.lines[kind],) = self.ax.loglog(_RIVAL_GRID, np.ones_like(_RIVAL_GRID), color=f"C{i}",
+                                                 label=_RIVAL_PLAIN[kind])
+        self.vline = self.ax.axvline(1e5, color="0.6", lw=0.8)
+        self.ax.set_xlabel("rows n")
+        self.ax.set_xlim(_RIVAL_GRID[0], _RIVAL_GRID[-1])
+        # tick labels without mathtext (parsing "$10^{k}$" on every draw is the slow part)
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+
+        sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+        fmt = FuncFormatter(lambda v, _: "10" + str(int(round(math.log10(v)))).translate(sup) if v > 0 else "")
+        for axis in (self.ax.xaxis, self.ax.yaxis):
+            axis.set_major_locator(LogLocator(base=10, numticks=12))
+            axis.set_major_formatter(fmt)
+            axis.set_minor_locator(NullLocator())
+            axis.set_minor_formatter(NullFormatter())
+        self.ax.legend(fontsize="x-small", loc="lower left")
+
+    def render(self, eps, delta, n, p, estimand):
+        curves = _rival_curves(float(eps), float(delta), int(p), estimand)
+        for kind in _RIVAL_KINDS:
+            self.lines[kind].set_ydata(curves[kind])
+        lo = min(float(np.min(c)) for c in curves.values())
+        hi = max(float(np.max(c)) for c in curves.values())
+        self.ax.set_ylim(lo / 2, hi * 2)
+        self.vline.set_xdata([n, n])
+        self.ax.set_ylabel(f"first-order RMSE, {_RIVAL_ESTIMANDS[estimand]}")
+        self.ax.set_title(f"ε = {eps:.3g}, δ = {delta:.2g}, p = {p}", fontsize="medium")
+        return _png_bytes(self.fig, dpi=72)
+
+
+def rivals_explorer(eps=0.1, delta=0.01, n=10**5, p=2, estimand="ols"):
+    """Sliders for eps, delta, n, p and the estimand: masking against the Gram mechanism.
+
+    Parameters
+    ----------
+    eps, delta, n, p, estimand : initial values (eps in [1e-3, 1], delta in
+        [1e-8, 0.1], n in [1e3, 1e8], p in 2..6, estimand one of "ols",
+        "corr", "angle").
+
+    Returns
+    -------
+    ipywidgets.VBox
+        children: the controls (in a ``VBox``), the ``HTML`` panel and the
+        ``Image`` with the plot.  Curves are cached per (eps, delta, p,
+        estimand); moving n only redraws.
+    """
+    import ipywidgets as w
+
+    opts = _slider_options("4.5em")
+    eps_s = w.FloatLogSlider(value=eps, base=10, min=-3, max=0, step=0.01, description="ε",
+                             readout_format=".3g", **opts)
+    delta_s = w.FloatLogSlider(value=delta, base=10, min=-8, max=-1, step=0.05, description="δ",
+                               readout_format=".2g", **opts)
+    n_s = w.FloatLogSlider(value=n, base=10, min=3, max=8, step=0.1, description="n",
+                           readout_format=".3g", **opts)
+    p_s = w.IntSlider(value=p, min=2, max=6, step=1, description="p", **opts)
+    est_s = w.Dropdown(options=[(v, k) for k, v in _RIVAL_ESTIMANDS.items()], value=estimand,
+                       description="estimand", style={"description_width": "4.5em"})
+    panel = w.HTML()
+    image = w.Image(format="png")
+    plot = _RivalsPlot()
+
+    def update(change=None):
+        e, d, nn, pp, est = float(eps_s.value), float(delta_s.value), int(round(n_s.value)), int(p_s.value), est_s.value
+        vals = rivals_numbers(e, d, nn, pp, est)
+        rows = [
+            ("τ, Gram noise sd (diagonal; not a data σ)", "tau", vals["tau"]),
+            ("σ_A (Setting A)", "sigma_a", vals["sigma_a"]),
+            ("σ_0 (Theorem 3.4)", "sigma_0", vals["sigma_0"]),
+            ("σ_low (large-n lower bound)", "sigma_low", vals["sigma_low"]),
+        ]
+        for kind, name in [("A", "A at σ_A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low"), ("gram", "Gram mechanism")]:
+            rows.append((f"RMSE, {name}", f"rmse_{kind}", vals[f"rmse_{kind}"]))
+        for kind, name in [("A", "A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low")]:
+            rows.append((f"RMSE ratio {name} / Gram", f"ratio_{kind}", vals[f"ratio_{kind}"]))
+        for kind, name in [("A", "A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low"), ("gram", "Gram")]:
+            rows.append((f"rows for RMSE 0.01, {name}", f"rows_{kind}", vals[f"rows_{kind}"]))
+        panel.value = _html_table(rows, note=f"n = {nn}, p = {pp}; first-order errors of chapter 9's example data")
+        image.value = plot.render(e, d, nn, pp, est)
+
+    return _wire([eps_s, delta_s, n_s, p_s, est_s], update, panel, image)
+
+
+def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), target=0.01):
+    """Static companion of :func:`rivals_explorer`: rows needed against eps.
+
+    Rows at which the first-order RMSE of the OLS slopes reaches *target*,
+    for the four mechanisms, one panel per p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    eps_grid = np.logspace(math.log10(min(eps_values)), math.log10(max(eps_values)), 13)
+    fig = _new_figure(figsize=(8.8, 3.8))
+    axes = np.atleast_1d(fig.subplots(1, len(p_values), sharey=True))
+    for ax, p in zip(axes, p_values):
+        for i, kind in enumerate(_RIVAL_KINDS):
+            rows = [_rival_rows(kind, float(e), float(delta), int(p), "ols", float(target)) for e in eps_grid]
+            ax.loglog(eps_grid, rows, color=f"C{i}", label=_RIVAL_LABELS[kind])
+        ax.set_xlabel(r"$\varepsilon$")
+        ax.set_title(rf"$p={p}$, $\delta={delta:g}$", fontsize="medium")
+    axes[0].set_ylabel(f"rows for slope RMSE {target:g}")
+    axes[0].legend(fontsize="small")
     return fig

@@ -1,0 +1,98 @@
+"""Benchmark: the rival's release and inference cost against Setting B's frame path.
+
+For each size (n, p) it times, on the same data X (entries uniform in [-1, 1]):
+
+* masking: ``mechanisms.release_b`` (the frame identity, O(n p^2), an n x p
+  release) followed by ``inference.ols_from_release`` (which forms ``Y^T Y``);
+* the rival: ``rivals.release_gram`` (one pass ``X^T X``, O(n p^2), then p x p
+  noise) followed by ``inference.ols_from_gram(..., noise="gram")``.
+
+It reports the best wall time of a few runs of each and the ratio
+rival / masking.  Both noise levels are set for eps = 0.1, delta = 0.01 (the
+timings do not depend on them).
+
+BLAS is limited to one thread (set before numpy is imported), as in the other
+benchmarks, so that the two-core machine's other jobs do not distort them.
+
+Usage: ``python benchmarks/bench_rivals.py [--quick]``; ``--quick`` uses
+small sizes and finishes in a second or two (the test suite runs it).  A JSON
+summary goes to ``benchmarks/results/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from dpmask import bounds, inference, rivals  # noqa: E402
+from dpmask.mechanisms import release_b  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+EPS, DELTA = 0.1, 0.01
+
+
+def best_time(func, repeats, budget=3.0):
+    """Smallest wall time of up to ``repeats`` runs (stop early after ``budget`` seconds)."""
+    times, start = [], time.perf_counter()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - start > budget:
+            break
+    return min(times)
+
+
+def measure(n, p, repeats, rng):
+    X = rng.uniform(-1.0, 1.0, (n, p))
+    sigma = bounds.sigma_b(EPS, DELTA, n, p)
+    tau = rivals.sigma_gram(EPS, DELTA, p)
+
+    def masking():
+        Y = release_b(X, sigma, rng)
+        return inference.ols_from_release(Y, p - 1, sigma, correct_noise=False)
+
+    def rival():
+        K = rivals.release_gram(X, tau, rng)
+        return inference.ols_from_gram(K, n, p - 1, noise="gram", tau=tau)
+
+    masking()
+    rival()  # warm-up (imports, allocations)
+    t_mask = best_time(masking, repeats)
+    t_rival = best_time(rival, repeats)
+    return {"n": n, "p": p, "masking_s": t_mask, "rival_s": t_rival, "ratio": t_rival / t_mask}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, a second or two")
+    args = parser.parse_args(argv)
+    sizes = [(10**3, 2), (10**4, 5)] if args.quick else [(10**4, 2), (10**5, 5), (10**6, 5), (10**6, 20)]
+    repeats = 2 if args.quick else 5
+    rng = np.random.default_rng(20269)
+    print(f"dpmask rivals benchmark ({'quick' if args.quick else 'full'}), eps = {EPS}, delta = {DELTA}, "
+          f"BLAS threads = {os.environ['OPENBLAS_NUM_THREADS']}")
+    print(f"{'n':>9} {'p':>3} {'masking (s)':>12} {'rival (s)':>10} {'rival / masking':>16}")
+    rows = []
+    for n, p in sizes:
+        r = measure(n, p, repeats, rng)
+        rows.append(r)
+        print(f"{n:>9} {p:>3} {r['masking_s']:>12.4g} {r['rival_s']:>10.4g} {r['ratio']:>16.3f}")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / ("bench_rivals_quick.json" if args.quick else "bench_rivals.json")
+    out.write_text(json.dumps(rows, indent=1))
+    print(f"ratio rival / masking: {min(r['ratio'] for r in rows):.3f} to {max(r['ratio'] for r in rows):.3f}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
