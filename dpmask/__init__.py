@@ -26,6 +26,8 @@ Examples
 """
 
 from .bounds import (
+    best_sufficient_sigma,
+    best_sufficient_source,
     g_b,
     gaussian_upper_quantile,
     sigma_a_corollary,
@@ -51,6 +53,8 @@ from . import bounds, gq, mechanisms, table  # noqa: E402  (the submodules, as d
 __version__ = "0.1.0"
 
 __all__ = [
+    "best_sufficient_sigma",
+    "best_sufficient_source",
     "g_b",
     "gaussian_upper_quantile",
     "sigma_a_corollary",

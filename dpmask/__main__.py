@@ -4,7 +4,9 @@
 orthogonal mask; C: mask, then noise), the smallest sigma PROVEN sufficient for
 (eps, delta)-DP by any result in the book and the result that proves it
 (:func:`dpmask.bounds.best_sufficient_sigma`), the exact sigma where it is known,
-the lower bound, and then the paper's own bounds, labelled as the paper's.
+the lower bound, then the paper's own bounds, labelled as the paper's, and finally the
+rival's noise on the Gram matrix (the Gaussian mechanism on X^T X, chapter 9), labelled as
+noise on X^T X and not comparable entry by entry.
 
 Any error -- bad arguments, or a failure inside the package (ValueError, TypeError,
 OverflowError, RuntimeError, FloatingPointError, MemoryError, ...) -- exits with
@@ -118,13 +120,21 @@ def _setting_c_lines(eps, delta, n, p):
 
 
 def _rival_lines(eps, delta, n, p):
-    """RIVAL: the Gaussian mechanism on X^T X (Dwork, Talwar, Thakurta and Zhang 2014).
+    """The rival: the Gaussian mechanism on X^T X (Dwork, Talwar, Thakurta and Zhang 2014; chapter 9).
 
-    Placeholder for the standard deviation tau of the rival's Gram-matrix noise, to be filled
-    from ``dpmask.rivals`` once it exists.  Its lines must say that tau is noise on X^T X, not
-    on X, so it is not comparable entry by entry with the sigmas above.  Returns no lines yet.
+    Its noise tau is added to the p x p Gram matrix X^T X, not to the entries of X, so it is
+    not comparable entry by entry with the sigmas above; chapter 9 compares the two by the
+    accuracy of the analyses a masked release supports (least squares, correlations,
+    principal components).
     """
-    return []
+    from .rivals import gram_sensitivity, sigma_gram
+
+    return [
+        "Rival: the Gaussian mechanism on X^T X (chapter 9) -- noise on the Gram matrix, not on X",
+        _line("tau, standard deviation of the Gram noise (diagonal)", lambda: sigma_gram(eps, delta, p),
+              f"= analytic Gaussian sigma x sensitivity {gram_sensitivity(p):.4g}; off-diagonal tau/sqrt(2)"),
+        "  (tau is not comparable with the sigmas above entry by entry; chapter 9 compares accuracy)",
+    ]
 
 
 def sigma_report(eps, delta, n, p):

@@ -96,6 +96,20 @@ def test_cli_sigma_best_proven_is_the_analytic_gaussian_where_it_beats_theorem_3
     assert "proven" not in b.split("exact sigma")[1].split("not proven")[0]
 
 
+def test_cli_sigma_prints_the_rivals_gram_noise_labelled_as_such():
+    # tau = analytic Gaussian sigma (dp-accounting, independent) x Frobenius sensitivity 2 sqrt(p) - 1
+    # (attained by x = 1, x' = (1 - 1/sqrt p) 1: ||x x^T - x' x'^T||_F = p (1 - (1 - 1/sqrt p)^2)).
+    from dp_accounting import gaussian_mechanism as dpa
+
+    res = _run_cli("sigma", "--eps", "0.1", "--delta", "0.01", "--n", "100", "--p", "5")
+    assert res.returncode == 0, res.stderr
+    r = _block(res.stdout, "Rival")
+    assert "noise on the Gram matrix, not on X" in r and "not comparable" in r
+    m = re.search(r"tau, standard deviation of the Gram noise \(diagonal\) +([\d.]+)", r)
+    sens = 5 * (1 - (1 - 1 / 5 ** 0.5) ** 2)
+    assert m and float(m.group(1)) == pytest.approx(dpa.get_sigma_gaussian(0.1, 0.01, tol=1e-15) * sens, abs=1e-3)
+
+
 def test_cli_table_prints_36_rows():
     res = _run_cli("table")
     assert res.returncode == 0, res.stderr
