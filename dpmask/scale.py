@@ -29,7 +29,7 @@ the ``X + C`` that both releases mask (same ``rng``, same ``C``), for checks.
 Writing a release: :func:`write_npy` (one ``.npy`` file) and :func:`write_zarr`
 (a Zarr array, one file per chunk) write chunk by chunk to a hidden temporary
 file or directory beside the target, each task opening it by name, and put it in
-place only when every chunk is written (:func:`os.replace`, atomic for a file).
+place only when every chunk is written (``os.replace``, atomic for a file).
 A computation that fails leaves no output and any previous file untouched.
 
 Domains.  Every public function states its valid domain in its docstring;
@@ -747,7 +747,7 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     memory stays at a few chunks however large ``Y`` is, and the tasks may
     run in other processes or on other machines (``path`` must then be on a
     file system that every worker sees).  Only when every chunk is written
-    is the file synced and renamed onto ``path`` with :func:`os.replace`,
+    is the file synced and renamed onto ``path`` with ``os.replace``,
     which is atomic: a reader sees the previous file or the finished new
     one, never a half-written one.  If the computation fails, the temporary
     file is removed, the error is raised again, and a previous file at
