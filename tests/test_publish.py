@@ -1,0 +1,311 @@
+"""Publishing: one place for the repository URL, the GitHub Pages workflow, Binder, the student
+edition and the PDF.
+
+Everything here runs offline.  The student edition and the PDF reuse the HTML build of
+tests/test_book.py (same command and output folder, so the second build finds nothing to do)
+and its jupyter-cache; the PDF needs Debian's Chromium and skips with a message without it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
+HTML = OUT / "_build" / "html"
+STUDENTS = OUT / "_build" / "students" / "html"
+PDF = OUT / "_build" / "pdf" / "book.pdf"
+BIN = Path(sys.executable).parent
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import editions  # noqa: E402
+import publish  # noqa: E402
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("DPMASK_PUBLISH", "DPMASK_EDITION")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    env.update(extra)
+    return env
+
+
+def _config():
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+# --- one place for the repository ----------------------------------------------------------
+
+
+def test_repository_is_set_in_config_and_launches_jupyterlab():
+    cfg = _config()
+    assert set(cfg["repository"]) >= {"url", "branch"}
+    assert cfg["launch_buttons"]["notebook_interface"] == "jupyterlab"
+    assert cfg["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert cfg["html"]["use_repository_button"] is True
+    # Nothing else in the project spells a repository URL out: it all follows _config.yml.
+    url = cfg["repository"]["url"]
+    for path in ["Makefile", ".github/workflows/book.yml", "environment.yml", "chapters/course.md"]:
+        assert url not in (ROOT / path).read_text(), path
+
+
+def test_readme_binder_badge_follows_config():
+    url, branch = editions.repository()
+    owner_repo = url.removeprefix("https://github.com/")
+    block = editions.badge_block()
+    assert f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?urlpath=lab" in block
+    assert block in (ROOT / "README.md").read_text(), "run `python _ext/editions.py badge`"
+
+
+def test_badge_follows_a_fork(tmp_path):
+    cfg = _config()
+    cfg["repository"] = {"url": "https://github.com/a-teacher/dpmask-fall", "branch": "term1"}
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(cfg))
+    text = editions._readme_with_badge((ROOT / "README.md").read_text(), editions.badge_block(tmp_path))
+    assert "https://mybinder.org/v2/gh/a-teacher/dpmask-fall/term1?urlpath=lab" in text
+    assert "your-account" not in text
+    with pytest.raises(ValueError, match="url must be"):
+        editions.binder_url("https://gitlab.com/x/y", "main")
+
+
+@pytest.mark.parametrize(
+    "url, ok",
+    [
+        (publish.PLACEHOLDER_URL, False),
+        (publish.PLACEHOLDER_URL + "/", False),
+        ("", False),
+        (None, False),
+        ("https://example.org/dpmask", False),
+        ("https://github.com/a-teacher/dpmask-fall", True),
+    ],
+)
+def test_repository_problem(url, ok):
+    assert (publish.repository_problem(url) is None) == ok
+
+
+def test_publication_build_refuses_the_placeholder(tmp_path):
+    """`make book-publish` (DPMASK_PUBLISH=1) stops at configuration time with a clear message."""
+    if editions.repository()[0] != publish.PLACEHOLDER_URL:
+        pytest.skip("this checkout has set its repository URL")
+    res = subprocess.run(
+        [str(BIN / "jupyter-book"), "build", str(ROOT), "--path-output", str(tmp_path), "-W", "-n"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(DPMASK_PUBLISH="1"),
+        timeout=300,
+    )
+    log = res.stdout + res.stderr
+    assert res.returncode != 0
+    assert "refusing to build the book for publication" in log
+    assert "placeholder" in log and "_config.yml" in log
+    assert not (tmp_path / "_build" / "html" / "index.html").exists()
+
+
+def test_makefile_has_the_publishing_targets():
+    text = (ROOT / "Makefile").read_text()
+    for target in ("book-publish", "book-students", "pdf", "badge"):
+        assert re.search(rf"^{target}:", text, re.M), target
+    assert "DPMASK_PUBLISH=1" in text
+    readme = (ROOT / "README.md").read_text()
+    for target in ("make pdf", "make book-students", "make book-publish"):
+        assert target in readme
+
+
+# --- the tools are declared ----------------------------------------------------------------
+
+
+def test_test_extra_declares_the_publishing_tools():
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    names = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower() for r in test_extra}
+    assert {"check-jsonschema", "jupyter-repo2docker", "pypdf", "beautifulsoup4"} <= names
+
+
+# --- the GitHub Pages workflow -------------------------------------------------------------
+
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def test_workflow_validates_against_the_github_schema():
+    res = subprocess.run(
+        [str(BIN / "check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "ok" in res.stdout
+
+
+def test_workflow_runs_the_readme_commands_in_debian_and_deploys():
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
+    assert build["container"]["image"].startswith("debian:")
+    steps = build["steps"]
+    runs = [s.get("run", "") for s in steps]
+    uses = [s.get("uses", "") for s in steps]
+    apt = next(r for r in runs if "apt-get install" in r)
+    for pkg in ("python3", "python3-venv", "make", "git", "chromium"):
+        assert re.search(rf"\s{re.escape(pkg)}(\s|$)", apt), pkg
+    i_apt = runs.index(apt)
+    i_checkout = next(i for i, u in enumerate(uses) if u.startswith("actions/checkout@"))
+    i_test = runs.index("make test")
+    i_book = runs.index("make book")
+    i_upload = next(i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@"))
+    assert i_apt < i_checkout < i_test < i_book < i_upload
+    assert steps[i_book]["env"]["DPMASK_PUBLISH"] == "1"
+    assert steps[i_upload]["with"]["path"] == "_build/html"
+    assert deploy["needs"] == "build"
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
+    assert deploy["environment"]["name"] == "github-pages"
+
+
+# --- Binder ---------------------------------------------------------------------------------
+
+
+def test_binder_dockerfile_installs_our_environment_after_copying_the_repository():
+    """repo2docker prints the Dockerfile Binder would build (offline, no Docker)."""
+    res = subprocess.run(
+        [str(BIN / "jupyter-repo2docker"), "--no-build", "--debug", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = res.stdout + res.stderr
+    lines = out.splitlines()
+    assert "Building conda environment for python=3.11" in out
+    copy_repo = [i for i, line in enumerate(lines) if re.match(r"COPY .*src/ \$\{REPO_DIR\}/", line)]
+    env_update = [i for i, line in enumerate(lines) if "env update" in line and '--file "environment.yml"' in line]
+    assert len(copy_repo) == 1 and len(env_update) == 1, "\n".join(lines[-80:])
+    # The repository must be in place before `env update`, whose pip section installs `-e .`.
+    assert copy_repo[0] < env_update[0]
+    env_text = (ROOT / "environment.yml").read_text()
+    assert re.search(r"^\s+- -e \.\s*$", env_text, re.M)
+    assert yaml.safe_load(env_text)["dependencies"][0] == "python=3.11"
+    # postBuild / start would run after the environment; today there are none.
+    for hook in ("postBuild", "start"):
+        if (ROOT / hook).exists() or (ROOT / "binder" / hook).exists():
+            assert any(hook in line for line in lines[env_update[0] :]), hook
+
+
+# --- the HTML build, shared with tests/test_book.py ------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def full_html():
+    cmd = [str(BIN / "jupyter-book"), "build", str(ROOT), "--path-output", str(OUT), "-W", "-n", "--keep-going"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=3600)
+    if res.returncode != 0:
+        pytest.fail("jupyter-book build failed:\n" + "\n".join((res.stdout + res.stderr).splitlines()[-40:]))
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def students_html(full_html):
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "_ext" / "editions.py"), "students"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
+        timeout=1800,
+    )
+    log = res.stdout + res.stderr
+    assert res.returncode == 0, log[-3000:]
+    # Every notebook came from the full edition's cache: nothing ran twice.
+    assert "Executing notebook" not in log
+    return STUDENTS
+
+
+def _article(path):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(path.read_text(), "html.parser").find("article")
+
+
+def _shape(article):
+    """What a reader sees: the text and the element structure (script payloads left out)."""
+    for script in article.find_all("script"):
+        script.string = ""
+    text = re.sub(r"\s+", " ", article.get_text(" ")).strip()
+    tags = [(t.name, tuple(t.get("class") or ()), t.get("id")) for t in article.find_all(True)]
+    return text, tags
+
+
+def test_student_edition_keeps_exercises_and_drops_every_solution(full_html, students_html):
+    pages = editions.toc_pages()
+    n_solutions = n_exercises = n_solution_outputs = 0
+    for page in pages:
+        full = _article(full_html / f"{page}.html")
+        stud = _article(students_html / f"{page}.html")
+        assert stud is not None, page
+        exercises = full.select("div.exercise")
+        solutions = full.select("div.solution")
+        n_exercises += len(exercises)
+        n_solutions += len(solutions)
+        n_solution_outputs += sum(bool(s.select("div.cell_output")) for s in solutions)
+        assert len(stud.select("div.exercise")) == len(exercises), page
+        assert not stud.select("div.solution"), page
+        assert "Solution to" not in stud.get_text(), page
+        # No other difference: the full page with its solutions cut out is the student page.
+        for s in solutions:
+            s.decompose()
+        assert _shape(full) == _shape(stud), page
+    assert n_exercises >= 20 and n_solutions == n_exercises
+    # Solutions that wrap code cells are executed in the full edition.
+    assert n_solution_outputs >= 1
+
+
+# --- the PDF --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def book_pdf(full_html):
+    if CHROMIUM is None:
+        pytest.skip("make pdf needs Chromium: `apt-get update && apt-get install -y chromium`")
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "_ext" / "editions.py"), "pdf"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
+        timeout=1800,
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    return PDF
+
+
+def test_pdf_holds_the_whole_book_typeset(book_pdf):
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(book_pdf))
+    pages = editions.toc_pages()
+    outline = [item.title for item in reader.outline]
+    assert len(outline) == len(pages)
+    assert len(reader.pages) > 3 * len(pages)
+    text = "\n".join(p.extract_text() or "" for p in reader.pages)
+    flat = re.sub(r"\s+", " ", text)
+    # Numbered statements, in reading order.
+    positions = [flat.find(s) for s in ("Theorem 3.2", "Theorem 3.4", "Lemma 5.5", "Lemma A.1")]
+    assert all(p >= 0 for p in positions), positions
+    assert positions == sorted(positions)
+    # Table 1, as printed in the paper (chapter 4), and exercises with their solutions.
+    for number in ("2541.3", "88.5", "Exercise 7.2", "Solution to"):
+        assert number in flat, number
+    # MathJax typeset everything: no raw TeX in the text layer.
+    for raw in ("\\varepsilon", "$$", "\\frac", "\\begin{", "\\("):
+        assert raw not in text, raw
+    # Figures came through as images.
+    n_images = sum(len(p.images) for p in reader.pages[: len(reader.pages)])
+    assert n_images >= 10
