@@ -159,7 +159,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-# Print the article only, every dropdown (solutions, hidden inputs, proofs) open.
+# Print the article only, with every solution open; code the HTML hides (hide-input cells) stays
+# out, as on screen.
 _PRINT_CSS = """
 @page { size: A4; margin: 16mm 14mm 16mm 14mm; }
 .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
@@ -169,7 +170,7 @@ _PRINT_CSS = """
 .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container,
 .bd-container__inner, .bd-article { max-width: 100% !important; width: 100% !important; margin: 0 !important; padding: 0 !important; }
 .toggle-hidden, .toggle-hidden * { display: revert !important; visibility: visible !important; }
-details > *, details[open] > * { display: block; }
+details.hide.above-input { display: none !important; }
 pre { white-space: pre-wrap !important; word-break: break-word; }
 div.cell_output img, figure img { max-width: 100% !important; page-break-inside: avoid; }
 table { page-break-inside: avoid; }
@@ -177,9 +178,7 @@ table { page-break-inside: avoid; }
 
 _OPEN_EVERYTHING = """
 () => {
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-  document.querySelectorAll('.toggle-details').forEach(e => { e.open = true; });
 }
 """
 
@@ -271,7 +270,7 @@ def build_pdf(html: Path, out: Path, pages: list[str] | None = None) -> dict:
     for title, f in zip(titles, files):
         start = len(writer.pages)
         writer.append(str(f))
-        writer.add_outline_item(title, start)
+        writer.add_outline_item(title=title, page_number=start)
     writer.add_metadata({"/Title": _book_title(), "/Author": "the dpmask contributors"})
     with open(out, "wb") as fh:
         writer.write(fh)
