@@ -15,9 +15,11 @@ below the existing ones.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import io
 import math
+import threading
 
 import numpy as np
 
@@ -683,12 +685,20 @@ def _analytic_sigma(eps, delta):
     return float(analytic_gaussian_sigma(eps, delta))
 
 
-@functools.lru_cache(maxsize=4096)
+_SIGMA_B2 = {}
+
+
 def _sigma_b2(eps, delta, n):
-    """Theorem 3.4's sigma for p = 2, remembered (the explorer asks for n = 10^9 at every move)."""
+    """Theorem 3.4's sigma for p = 2, remembered: the explorer asks for n = 10^9 at every move,
+    and its curves have already computed it at every whole decade of n."""
     from . import bounds
 
-    return float(bounds.sigma_b(eps, delta, n, 2))
+    key = (eps, delta, n)
+    if key not in _SIGMA_B2:
+        if len(_SIGMA_B2) > 8192:
+            _SIGMA_B2.clear()
+        _SIGMA_B2[key] = float(bounds.sigma_b(eps, delta, n, 2))
+    return _SIGMA_B2[key]
 
 
 def inference_numbers(eps, delta, n, target=0.05):
@@ -727,9 +737,9 @@ def inference_numbers(eps, delta, n, target=0.05):
     }
 
 
-# Half a decade apart: the error curves are straight on log-log axes, and Theorem 3.4's sigma
+# Whole decades: the error curves are straight lines on log-log axes, and Theorem 3.4's sigma
 # costs most at large n (the noncentral chi-square quantile), so few points there.
-_INFERENCE_GRID = np.unique(np.round(np.logspace(3, 10, 15)))
+_INFERENCE_GRID = np.logspace(3, 10, 8)
 
 
 @functools.lru_cache(maxsize=256)
@@ -738,25 +748,45 @@ def _inference_curves(eps, delta):
     from . import bounds
 
     grid = _INFERENCE_GRID
-    return (
-        grid,
-        _slope_rmse(_analytic_sigma(eps, delta), grid),
-        _slope_rmse(bounds.sigma_b(eps, delta, grid, 2), grid),
-    )
+    s_b = bounds.sigma_b(eps, delta, grid, 2)
+    for n, value in zip(grid, s_b):
+        _SIGMA_B2[(eps, delta, int(n))] = float(value)
+    return grid, _slope_rmse(_analytic_sigma(eps, delta), grid), _slope_rmse(s_b, grid)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(value, _pos=None):
+    """10⁵ in plain text (no mathtext to lay out at every draw)."""
+    if value <= 0:
+        return ""
+    k = math.log10(value)
+    if abs(k - round(k)) > 1e-9:
+        return f"{value:g}"
+    return "10" + str(int(round(k))).translate(_SUPERSCRIPT)
 
 
 class _InferencePlot(_LivePlot):
     def __init__(self):
         super().__init__(left=0.12, right=0.98)
         ax = self.ax
-        (self.a,) = ax.plot([], [], color="C3", label=r"Setting A, $\sigma_A$ (analytic Gaussian)")
-        (self.b,) = ax.plot([], [], color="C0", label=r"Setting B, $\sigma_B$ (Theorem 3.4)")
+        # Plain-text labels: mathtext would be laid out again at every move.
+        (self.a,) = ax.plot([], [], color="C3", label="Setting A, σ of the analytic Gaussian")
+        (self.b,) = ax.plot([], [], color="C0", label="Setting B, σ of Theorem 3.4")
         self.n_line = ax.axvline(1e6, color="0.6", lw=0.8)
         ax.axhline(0.05, color="0.8", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel(r"rows $n$")
+        ax.set_xlabel("rows n")
         ax.set_ylabel("first-order RMSE of the slope")
+        # Seven decades of n and as many of error: minor ticks would be a hundred more artists
+        # to draw at every move.
+        from matplotlib.ticker import FuncFormatter, NullLocator
+
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_minor_locator(NullLocator())
+            axis.set_major_formatter(FuncFormatter(_power_of_ten))
         ax.legend(fontsize="small")
 
     def draw(self, eps, delta, n):
@@ -927,15 +957,33 @@ def _tightness_lower(eps, delta, n, need):
     return [store[st][p] for st, p in need]
 
 
-def _tightness_state(eps, delta, n, p):
-    """The panel's numbers (as :func:`tightness_numbers`) and the plot's bracket, sharing one search."""
+def _tightness_need(n, p):
+    """The p values on the plot, and the (statistic, p) lower bounds one setting needs."""
+    ps = [q for q in sorted(set(_TIGHT_P) | {p}) if q < n - 1]
+    return ps, [("projection", q) for q in ps] + [("frobenius", p)]
+
+
+def _tightness_ready(eps, delta, n, p):
+    """True when every lower bound for this setting is already known."""
+    store = _TIGHT_LOWER.get((eps, delta, n))
+    return store is not None and all(q in store[st] for st, q in _tightness_need(n, p)[1])
+
+
+def _tightness_state(eps, delta, n, p, lower=True):
+    """The panel's numbers (as :func:`tightness_numbers`) and the plot's bracket, sharing one search.
+
+    With ``lower=False`` the audit lower bound (the slow part) is left out: NaN in the panel,
+    no lower curve.
+    """
     from . import bounds, exact
 
-    ps = [q for q in sorted(set(_TIGHT_P) | {p}) if q < n - 1]
-    need = [("projection", q) for q in ps] + [("frobenius", p)]
-    lower = _tightness_lower(eps, delta, n, need)
-    proj = dict(zip(ps, lower[:-1]))
-    b_lower = max(proj[p], lower[-1])
+    ps, need = _tightness_need(n, p)
+    if lower:
+        found = _tightness_lower(eps, delta, n, need)
+        proj = dict(zip(ps, found[:-1]))
+        b_lower = max(proj[p], found[-1])
+    else:
+        proj, b_lower = None, float("nan")
     upper = bounds.sigma_b(eps, delta, n, np.array(ps, float))
     b_suf = float(upper[ps.index(p)])
     analytic = _analytic_sigma(eps, delta)
@@ -948,7 +996,8 @@ def _tightness_state(eps, delta, n, p):
         "b_lower": b_lower,
         "gap": b_suf / b_lower,
     }
-    return vals, (np.array(ps, float), upper, np.array([proj[q] for q in ps]), analytic)
+    lower_curve = None if proj is None else np.array([proj[q] for q in ps])
+    return vals, (np.array(ps, float), upper, lower_curve, analytic)
 
 
 class _TightnessPlot(_LivePlot):
@@ -974,9 +1023,13 @@ class _TightnessPlot(_LivePlot):
         ps, upper, lower, analytic = curves
         if self.fill is not None:
             self.fill.remove()
-        self.fill = self.ax.fill_between(ps, lower, upper, color="C0", alpha=0.15)
+            self.fill = None
+        if lower is not None:
+            self.fill = self.ax.fill_between(ps, lower, upper, color="C0", alpha=0.15)
+            self.lower.set_data(ps, lower)
+        else:
+            self.lower.set_data([], [])
         self.upper.set_data(ps, upper)
-        self.lower.set_data(ps, lower)
         self.analytic.set_ydata([analytic, analytic])
         self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  n = {n}")
         self.rescale()
@@ -990,6 +1043,11 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     solved exactly, the exact analytic Gaussian) and the Setting B bracket
     (Theorem 3.4 above, the best audit lower bound below, see
     :func:`tightness_numbers`).  The plot shows the bracket against p.
+
+    The audit lower bound is an exact nested search of a few hundred
+    milliseconds; after a slider move the panel and plot appear at once
+    without it, and a worker thread fills it in (settings already seen, and
+    the first drawing, are immediate and complete).
 
     Parameters
     ----------
@@ -1015,10 +1073,11 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     panel = w.HTML()
     image = w.Image(format="png")
     plot = _TightnessPlot()
+    lock = threading.Lock()  # one figure, drawn by the kernel's thread and by the worker
+    job = {"generation": 0, "future": None, "pool": None}
 
-    @functools.lru_cache(maxsize=256)
-    def render(e, d, nn, pp):
-        vals, curves = _tightness_state(e, d, nn, pp)
+    def page(e, d, nn, pp, lower):
+        vals, curves = _tightness_state(e, d, nn, pp, lower=lower)
         html = _html_table(
             [
                 ("A sufficient σ (Thm 3.2)", "a_sufficient", vals["a_sufficient"]),
@@ -1029,19 +1088,45 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
                 ("B lower bound σ" + (" (exact)" if pp == 1 else ""), "b_lower", vals["b_lower"]),
                 ("gap Thm 3.4 / lower bound", "gap", vals["gap"]),
             ],
-            note=f"n = {nn}, p = {pp}",
+            note=f"n = {nn}, p = {pp}" + ("" if lower else "; computing the lower bound (an exact search)…"),
         )
-        return html, plot.draw(e, d, nn, curves)
+        with lock:
+            return html, plot.draw(e, d, nn, curves)
+
+    render = functools.lru_cache(maxsize=256)(lambda e, d, nn, pp: page(e, d, nn, pp, True))
 
     def update(change=None):
         e, d, nn, pp = _key(eps_s.value), _key(delta_s.value), int(round(n_s.value)), int(p_s.value)
+        job["generation"] += 1
+        generation = job["generation"]
         if nn <= pp + 1:
             panel.value = f"<p>Need n > p + 1 rows: n = {nn}, p = {pp}.</p>"
             image.value = b""
             return
-        panel.value, image.value = render(e, d, nn, pp)
+        if change is None or _tightness_ready(e, d, nn, pp):
+            panel.value, image.value = render(e, d, nn, pp)
+            return
+        # The audit lower bound takes a few hundred ms (exact._worst_sigma): answer the slider at
+        # once with everything else, and fill in the bracket from a worker thread.
+        panel.value, image.value = page(e, d, nn, pp, False)
 
-    return _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
+        def finish():
+            if job["generation"] != generation:
+                return  # the slider moved on: skip a setting nobody looks at any more
+            try:
+                html, png = render(e, d, nn, pp)
+            except Exception as err:  # shown, not lost in the worker thread
+                html, png = f"<p>The lower bound failed: {type(err).__name__}: {err}</p>", image.value
+            if job["generation"] == generation:
+                panel.value, image.value = html, png
+
+        if job["pool"] is None:
+            job["pool"] = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpmask-tightness")
+        job["future"] = job["pool"].submit(finish)
+
+    box = _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
+    box._dpmask_pending = lambda: job["future"]  # for benchmarks/bench_widgets.py and tests
+    return box
 
 
 def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 10000),

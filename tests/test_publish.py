@@ -336,3 +336,84 @@ def test_pdf_holds_the_whole_book_typeset(book_pdf):
     # Figures came through as images.
     n_images = sum(len(p.images) for p in reader.pages)
     assert n_images >= 10
+
+
+# --- widgets that keep up (caches and the worker thread must not change a number) ------------
+
+
+def _panel(box):
+    html = box.children[1].value
+    return {k: (float("nan") if "mdash" in v else float(v)) for k, v in re.findall(r"data-key='(\w+)'[^>]*>([^<]*)<", html)}
+
+
+def _same(shown, truth):
+    for key, value in shown.items():
+        want = truth[key]
+        if want != want:  # NaN shows as an em dash
+            assert value != value, key
+        else:
+            assert float(f"{want:.5g}") == pytest.approx(value, rel=1e-12), key
+
+
+@pytest.mark.parametrize(
+    "name, moves",
+    [
+        ("noise", [(0, 0.02), (2, 5000.0), (3, 7), (0, 0.1)]),
+        ("block", [(0, 0.5), (3, 100.0), (2, 3), (0, 0.1)]),
+        ("inference", [(0, 0.02), (2, 1e4), (1, 1e-6), (0, 0.1)]),
+        ("tightness", [(0, 0.5), (3, 7), (2, 1000.0), (3, 5), (0, 0.1)]),
+    ],
+)
+def test_explorer_panels_show_their_numbers_after_every_move(name, moves):
+    """Kept figures, caches and (tightness) the worker thread show what *_numbers computes."""
+    pytest.importorskip("ipywidgets")
+    from dpmask import widgets
+
+    box = getattr(widgets, f"{name}_explorer")()
+    sliders = box.children[0].children
+    numbers = getattr(widgets, f"{name}_numbers")
+    pending = getattr(box, "_dpmask_pending", lambda: None)
+    start = [s.value for s in sliders]
+    first_picture, first_panel = bytes(box.children[2].value), box.children[1].value
+    pictures = {}
+    for index, value in moves:
+        sliders[index].value = value
+        if pending() is not None:
+            pending().result(timeout=120)
+        v = [s.value for s in sliders]
+        if name == "noise":
+            truth = numbers(v[0], v[1], int(round(v[2])), int(v[3]))
+        elif name == "block":
+            truth = numbers(v[0], v[1], 10**6, int(v[2]), int(round(v[3])))
+        elif name == "inference":
+            truth = numbers(v[0], v[1], int(round(v[2])))
+        else:
+            truth = numbers(v[0], v[1], int(round(v[2])), int(v[3]))
+        _same(_panel(box), truth)
+        png = bytes(box.children[2].value)
+        assert png.startswith(b"\x89PNG")
+        key = tuple(v)
+        if key in pictures:  # a setting seen before comes back identical (from the cache)
+            assert pictures[key] == png
+        pictures[key] = png
+    for slider, value in reversed(list(zip(sliders, start))):
+        slider.value = value
+    if pending() is not None:
+        pending().result(timeout=120)
+    assert box.children[1].value == first_panel
+    assert bytes(box.children[2].value) == first_picture
+
+
+def test_tightness_answers_at_once_and_keeps_only_the_last_setting():
+    pytest.importorskip("ipywidgets")
+    from dpmask import widgets
+
+    box = widgets.tightness_explorer(eps=0.1, delta=0.01, n=100, p=5)
+    eps_s = box.children[0].children[0]
+    for value in (0.2, 0.3, 0.4):  # quick moves: the panel answers before the search ends
+        eps_s.value = value
+        shown = _panel(box)
+        assert shown["b_sufficient"] == pytest.approx(float(f"{widgets.tightness_numbers(value, 0.01, 100, 5)['b_sufficient']:.5g}"))
+    box._dpmask_pending().result(timeout=120)
+    _same(_panel(box), widgets.tightness_numbers(eps_s.value, 0.01, 100, 5))
+    assert "computing" not in box.children[1].value
