@@ -417,3 +417,29 @@ def test_tightness_answers_at_once_and_keeps_only_the_last_setting():
     box._dpmask_pending().result(timeout=120)
     _same(_panel(box), widgets.tightness_numbers(eps_s.value, 0.01, 100, 5))
     assert "computing" not in box.children[1].value
+
+
+def test_publication_check_passes_for_a_fork_whose_badge_follows(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from sphinx.errors import ConfigError
+
+    fork = "https://github.com/a-teacher/dpmask-fall"
+    cfg = _config()
+    cfg["repository"] = {"url": fork, "branch": "main"}
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(cfg))
+    (tmp_path / "README.md").write_text((ROOT / "README.md").read_text())
+    monkeypatch.setattr(editions, "ROOT", tmp_path)
+    config = SimpleNamespace(
+        dpmask_publish=True,
+        dpmask_edition="full",
+        html_theme_options={"repository_url": fork, "repository_branch": "main"},
+    )
+    with pytest.raises(ConfigError, match="Binder badge does not match"):
+        publish._check_config(None, config)
+    readme = tmp_path / "README.md"
+    readme.write_text(editions._readme_with_badge(readme.read_text(), editions.badge_block(tmp_path)))
+    publish._check_config(None, config)  # the fork may publish
+    config.dpmask_edition = "teachers"
+    with pytest.raises(ConfigError, match="dpmask_edition"):
+        publish._check_config(None, config)
