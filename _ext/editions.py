@@ -166,7 +166,7 @@ _PRINT_CSS = """
 .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
 .bd-footer-article, .prev-next-area, .header-article, .footer, #rtd-footer-container,
 .skip-link, .search-button-field, .toggle-button, button.toggle-button, .headerlink,
-.theme-switch-button, .bd-search, .jupyter-widgets-disconnected, .announcement { display: none !important; }
+.theme-switch-button, .bd-search, .announcement { display: none !important; }
 .bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container,
 .bd-container__inner, .bd-article { max-width: 100% !important; width: 100% !important; margin: 0 !important; padding: 0 !important; }
 .toggle-hidden, .toggle-hidden * { display: revert !important; visibility: visible !important; }
@@ -189,6 +189,14 @@ async () => {
   if (MathJax.typesetPromise) { await MathJax.typesetPromise(); }
   return 'typeset';
 }
+"""
+
+
+# The widget manager (require.js, embed-amd.js) renders each saved widget some time after the
+# page's load event; print only once every widget view has been drawn.
+_WIDGETS_DRAWN = """
+() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+  .every(s => s.parentElement.querySelector('.jupyter-widgets, .lm-Widget, .widget-box'))
 """
 
 
@@ -241,6 +249,10 @@ def build_pdf(html: Path, out: Path, pages: list[str] | None = None) -> dict:
             page = context.new_page()
             for i, name in enumerate(pages):
                 page.goto(f"{base}/{name}.html", wait_until="load")
+                try:
+                    page.wait_for_function(_WIDGETS_DRAWN, timeout=20000)
+                except Exception:  # noqa: BLE001 - print what is there, and say so
+                    print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
                 page.evaluate(_OPEN_EVERYTHING)
                 page.add_style_tag(content=_PRINT_CSS)
                 page.evaluate(_MATHJAX_DONE)

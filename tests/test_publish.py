@@ -319,6 +319,9 @@ def test_pdf_holds_the_whole_book_typeset(book_pdf):
     # Table 1, as printed in the paper (chapter 4), and exercises with their solutions.
     for number in ("2541.3", "88.5", "Exercise 7.2", "Solution to"):
         assert number in flat, number
+    # The explorers print with their saved state (panel and plot), not as empty space.
+    assert "gap Thm 3.4 / lower bound" in chapter_text("7.")
+    assert "B suﬃcient σ (Thm 3.4)" in chapter_text("3.") or "B sufficient σ (Thm 3.4)" in chapter_text("3.")
     # MathJax typeset everything: no raw TeX in the text layer, except inside code blocks, which
     # print verbatim (a Python string may hold TeX for a plot label).
     code = "".join(
