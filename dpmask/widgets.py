@@ -15,11 +15,9 @@ below the existing ones.
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import io
 import math
-import threading
 
 import numpy as np
 
@@ -1070,6 +1068,9 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     n_s = w.FloatLogSlider(value=n, base=10, min=1, max=5, step=0.1, description="n",
                            readout_format=".0f", **opts)
     p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
+    import concurrent.futures
+    import threading
+
     panel = w.HTML()
     image = w.Image(format="png")
     plot = _TightnessPlot()
