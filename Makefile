@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book test bench clean widgets-js
+.PHONY: book book-publish book-students pdf badge test bench clean widgets-js
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,27 @@ $(STAMP): pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The book for publication (the GitHub Pages workflow runs this): the same build, but it refuses
+# to start while _config.yml's `repository: url` is still the placeholder or the README's Binder
+# badge does not follow it.
+book-publish: $(STAMP)
+	DPMASK_PUBLISH=1 $(BIN)/jupyter-book build . $(JB_FLAGS)
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The edition without solutions (exercises kept), into _build/students/html.  It reuses the
+# notebooks executed by `make book` (jupyter-cache), so no notebook runs twice.
+book-students: book
+	$(BIN)/python _ext/editions.py students
+
+# The whole book as one PDF, _build/pdf/book.pdf, printed from the HTML by Debian's Chromium
+# (apt-get install chromium); no TeX needed.
+pdf: book
+	$(BIN)/python _ext/editions.py pdf
+
+# Rewrite the README's Binder badge from _config.yml's `repository:` block.
+badge: $(STAMP)
+	$(BIN)/python _ext/editions.py badge
 
 # One BLAS thread per process: the tests multiply thousands of tiny matrices, where extra
 # threads only add wake-up latency (badly so on a busy 2-core machine).

@@ -112,6 +112,51 @@ def _n_grid(p, n_max=10**6, num=60):
     return grid[grid > p + 1]
 
 
+# Keeping up with a class: an explorer's update must come back well under a tenth of a second.
+# Each explorer therefore (1) draws into one figure kept for its lifetime, changing line data
+# and titles instead of building a new figure, with fixed margins (no layout pass) on a kept
+# Agg canvas at 80 dpi, PNG-encoded with light compression; (2) caches the curves that do not
+# depend on every slider (e.g. sigma against n does not depend on n) and its finished
+# (panel, picture) pairs, keyed by the slider values, so revisiting a setting is free.
+
+
+def _key(value):
+    """A slider value as a cache key: 12 significant digits (log sliders compute 10**x)."""
+    return float(f"{float(value):.12g}")
+
+
+class _LivePlot:
+    """One figure drawn again in place on every slider move."""
+
+    def __init__(self, figsize=(6.4, 4.0), dpi=80, left=0.12, right=0.97, bottom=0.13, top=0.91):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        self.fig.subplots_adjust(left=left, right=right, bottom=bottom, top=top)
+        self.canvas = FigureCanvasAgg(self.fig)
+        self.ax = self.fig.add_subplot()
+
+    def rescale(self):
+        self.ax.relim()
+        self.ax.autoscale_view()
+
+    def title(self, text):
+        # Plain text (no mathtext to parse for every new value) at a fixed height, which spares
+        # matplotlib the search for a title position clear of the tick labels.
+        self.ax.set_title(text, y=1.01)
+
+    def png(self):
+        from PIL import Image
+
+        self.canvas.draw()
+        width, height = self.canvas.get_width_height()
+        img = Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buf = io.BytesIO()
+        img.convert("RGB").save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+
 # ---------------------------------------------------------------------------
 # noise bounds: Theorem 3.2 (Setting A) against Theorem 3.4 (Setting B)
 # ---------------------------------------------------------------------------
@@ -152,28 +197,47 @@ def noise_numbers(eps, delta, n, p):
     }
 
 
-def _noise_plot(eps, delta, n, p):
+@functools.lru_cache(maxsize=256)
+def _noise_curves(eps, delta, p):
+    """sigma against n for one (eps, delta, p): the n slider only moves the marker."""
     from . import bounds
 
-    fig = _new_figure()
-    ax = fig.add_subplot()
     grid = _n_grid(p)
-    ax.plot(grid, bounds.sigma_b(eps, delta, grid, p), color="C0",
-            label=r"B, Theorem 3.4 ($2(n-p)$)")
-    ax.plot(grid, bounds.sigma_b(eps, delta, grid, p, corrected=True), color="C0", ls=":",
-            label=r"B, conservative variant ($2(n-p-1)$)")
-    ax.axhline(bounds.sigma_a_sufficient(eps, delta), color="C3", label="A, sufficient")
-    ax.axhline(bounds.sigma_a_necessary(eps, delta), color="C3", ls="--", label="A, necessary")
-    if n > p:
-        ax.plot([n], [bounds.sigma_b(eps, delta, n, p)], "o", color="C0")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"rows $n$")
-    ax.set_ylabel(r"noise standard deviation $\sigma$")
-    ax.set_title(rf"$\varepsilon={eps:.3g}$, $\delta={delta:.2g}$, $p={p}$")
-    _plain_log_ticks(ax.yaxis)
-    ax.legend(fontsize="small", loc="center right")
-    return fig
+    return (
+        grid,
+        bounds.sigma_b(eps, delta, grid, p),
+        bounds.sigma_b(eps, delta, grid, p, corrected=True),
+        bounds.sigma_a_sufficient(eps, delta),
+        bounds.sigma_a_necessary(eps, delta),
+    )
+
+
+class _NoisePlot(_LivePlot):
+    def __init__(self):
+        super().__init__(left=0.11, right=0.98)
+        ax = self.ax
+        (self.b,) = ax.plot([], [], color="C0", label=r"B, Theorem 3.4 ($2(n-p)$)")
+        (self.b_cor,) = ax.plot([], [], color="C0", ls=":", label=r"B, conservative variant ($2(n-p-1)$)")
+        self.a_suf = ax.axhline(1.0, color="C3", label="A, sufficient")
+        self.a_nec = ax.axhline(1.0, color="C3", ls="--", label="A, necessary")
+        (self.dot,) = ax.plot([], [], "o", color="C0")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(r"rows $n$")
+        ax.set_ylabel(r"noise standard deviation $\sigma$")
+        _plain_log_ticks(ax.yaxis)
+        ax.legend(fontsize="small", loc="center right")
+
+    def draw(self, eps, delta, n, p, sigma_n):
+        grid, b, b_cor, a_suf, a_nec = _noise_curves(eps, delta, p)
+        self.b.set_data(grid, b)
+        self.b_cor.set_data(grid, b_cor)
+        self.a_suf.set_ydata([a_suf, a_suf])
+        self.a_nec.set_ydata([a_nec, a_nec])
+        self.dot.set_data([n], [sigma_n])
+        self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  p = {p}")
+        self.rescale()
+        return self.png()
 
 
 def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
@@ -214,15 +278,12 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
     p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
+    plot = _NoisePlot()
 
-    def update(change=None):
-        e, d, nn, pp = float(eps_s.value), float(delta_s.value), int(round(n_s.value)), int(p_s.value)
-        if nn <= pp:
-            panel.value = f"<p>Theorem 3.4 needs more rows than columns: n = {nn} ≤ p = {pp}.</p>"
-            image.value = b""
-            return
+    @functools.lru_cache(maxsize=256)
+    def render(e, d, nn, pp):
         vals = noise_numbers(e, d, nn, pp)
-        panel.value = _html_table(
+        html = _html_table(
             [
                 ("A necessary σ (Thm 3.2)", "a_necessary", vals["a_necessary"]),
                 ("A sufficient σ (Thm 3.2)", "a_sufficient", vals["a_sufficient"]),
@@ -232,7 +293,15 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
             ],
             note=f"n = {nn}",
         )
-        image.value = _png_bytes(_noise_plot(e, d, nn, pp))
+        return html, plot.draw(e, d, nn, pp, vals["b_sufficient"])
+
+    def update(change=None):
+        e, d, nn, pp = _key(eps_s.value), _key(delta_s.value), int(round(n_s.value)), int(p_s.value)
+        if nn <= pp:
+            panel.value = f"<p>Theorem 3.4 needs more rows than columns: n = {nn} ≤ p = {pp}.</p>"
+            image.value = b""
+            return
+        panel.value, image.value = render(e, d, nn, pp)
 
     return _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
 
@@ -309,24 +378,29 @@ def gq_numbers(q, t1, t2):
     }
 
 
-def _gq_plot(q, t1, t2):
-    from .gq import log_G
+class _GqPlot(_LivePlot):
+    def __init__(self):
+        super().__init__(left=0.1, right=0.98)
+        ax = self.ax
+        (self.exact,) = ax.plot([], [], color="C0", label=r"$\ln G_q(t) - \ln G_q(t_1)$")
+        (self.bound,) = ax.plot([], [], color="C1", ls="--", label=r"$|t^2 - t_1^2| / (2q)$ (Lemma 5.5)")
+        self.t1_line = ax.axvline(0.0, color="0.6", lw=0.8)
+        (self.dot,) = ax.plot([], [], "o", color="C0")
+        ax.set_xlabel(r"$t$")
+        ax.set_ylabel("log ratio")
+        ax.legend(fontsize="small")
 
-    fig = _new_figure()
-    ax = fig.add_subplot()
-    t_max = max(t1, t2, 1.0) * 1.5
-    t = np.linspace(0.0, t_max, 200)
-    exact = np.asarray(log_G(q, t)) - float(log_G(q, t1))
-    bound = np.abs(t**2 - t1**2) / (2.0 * q)
-    ax.plot(t, exact, color="C0", label=r"$\ln G_q(t) - \ln G_q(t_1)$")
-    ax.plot(t, bound, color="C1", ls="--", label=r"$|t^2 - t_1^2| / (2q)$ (Lemma 5.5)")
-    ax.axvline(t1, color="0.6", lw=0.8)
-    ax.plot([t2], [float(log_G(q, t2)) - float(log_G(q, t1))], "o", color="C0")
-    ax.set_xlabel(r"$t$")
-    ax.set_ylabel("log ratio")
-    ax.set_title(rf"$q={q}$, $t_1={t1:.3g}$")
-    ax.legend(fontsize="small")
-    return fig
+    def draw(self, q, t1, t2, log_ratio):
+        from .gq import log_G
+
+        t = np.linspace(0.0, max(t1, t2, 1.0) * 1.5, 200)
+        self.exact.set_data(t, np.asarray(log_G(q, t)) - float(log_G(q, t1)))
+        self.bound.set_data(t, np.abs(t**2 - t1**2) / (2.0 * q))
+        self.t1_line.set_xdata([t1, t1])
+        self.dot.set_data([t2], [log_ratio])
+        self.title(f"q = {q},  t₁ = {t1:.3g}")
+        self.rescale()
+        return self.png()
 
 
 def gq_explorer(q=10, t1=1.0, t2=3.0):
@@ -355,11 +429,12 @@ def gq_explorer(q=10, t1=1.0, t2=3.0):
                          **opts)
     panel = w.HTML()
     image = w.Image(format="png")
+    plot = _GqPlot()
 
-    def update(change=None):
-        qq, a, b = int(q_s.value), float(t1_s.value), float(t2_s.value)
+    @functools.lru_cache(maxsize=256)
+    def render(qq, a, b):
         vals = gq_numbers(qq, a, b)
-        panel.value = _html_table(
+        html = _html_table(
             [
                 ("exact ln G_q(t₂) − ln G_q(t₁)", "log_ratio", vals["log_ratio"]),
                 ("Lemma 5.5 bound |t₁² − t₂²| / (2q)", "log_bound", vals["log_bound"]),
@@ -368,7 +443,10 @@ def gq_explorer(q=10, t1=1.0, t2=3.0):
             ],
             note="bound holds" if vals["holds"] else "<b>bound violated</b>",
         )
-        image.value = _png_bytes(_gq_plot(qq, a, b))
+        return html, plot.draw(qq, a, b, vals["log_ratio"])
+
+    def update(change=None):
+        panel.value, image.value = render(int(q_s.value), _key(t1_s.value), _key(t2_s.value))
 
     return _wire([q_s, t1_s, t2_s], update, panel, image)
 
@@ -463,20 +541,31 @@ def _block_grid(p, n):
     return grid[grid > p]
 
 
-def _block_plot(eps, delta, n, p, block):
+@functools.lru_cache(maxsize=256)
+def _block_curve(eps, delta, n, p):
+    """sigma(n_s) / sigma(n) against n_s: the block slider only moves the marker."""
     from . import bounds
 
-    fig = _new_figure()
-    ax = fig.add_subplot()
     grid = _block_grid(p, n)
-    ax.plot(grid, bounds.sigma_b(eps, delta, grid, p) / bounds.sigma_b(eps, delta, n, p), color="C0")
-    vals = block_numbers(eps, delta, n, p, block)
-    ax.plot([vals["smallest"]], [vals["price"]], "o", color="C3")
-    ax.set_xscale("log")
-    ax.set_xlabel(r"smallest block $n_s$")
-    ax.set_ylabel(r"$\sigma(n_s) / \sigma(n)$, Theorem 3.4")
-    ax.set_title(rf"price of blocks: $\varepsilon={eps:.3g}$, $\delta={delta:.2g}$, $n={n}$, $p={p}$")
-    return fig
+    return grid, bounds.sigma_b(eps, delta, grid, p) / bounds.sigma_b(eps, delta, n, p)
+
+
+class _BlockPlot(_LivePlot):
+    def __init__(self):
+        super().__init__(left=0.1, right=0.98)
+        ax = self.ax
+        (self.curve,) = ax.plot([], [], color="C0")
+        (self.dot,) = ax.plot([], [], "o", color="C3")
+        ax.set_xscale("log")
+        ax.set_xlabel(r"smallest block $n_s$")
+        ax.set_ylabel(r"$\sigma(n_s) / \sigma(n)$, Theorem 3.4")
+
+    def draw(self, eps, delta, n, p, smallest, price):
+        self.curve.set_data(*_block_curve(eps, delta, n, p))
+        self.dot.set_data([smallest], [price])
+        self.title(f"price of blocks: ε = {eps:.3g},  δ = {delta:.2g},  n = {n},  p = {p}")
+        self.rescale()
+        return self.png()
 
 
 def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
@@ -504,15 +593,12 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
                            description="block", readout_format=".0f", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
+    plot = _BlockPlot()
 
-    def update(change=None):
-        e, d, pp, bb = float(eps_s.value), float(delta_s.value), int(p_s.value), int(round(b_s.value))
-        if bb <= pp:
-            panel.value = f"<p>Every block needs more rows than columns: block = {bb} ≤ p = {pp}.</p>"
-            image.value = b""
-            return
+    @functools.lru_cache(maxsize=256)
+    def render(e, d, pp, bb):
         vals = block_numbers(e, d, n, pp, bb)
-        panel.value = _html_table(
+        html = _html_table(
             [
                 ("blocks", "blocks", vals["blocks"]),
                 ("smallest block n_s", "smallest", vals["smallest"]),
@@ -524,7 +610,15 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
             ],
             note=f"n = {n}",
         )
-        image.value = _png_bytes(_block_plot(e, d, n, pp, bb))
+        return html, plot.draw(e, d, n, pp, vals["smallest"], vals["price"])
+
+    def update(change=None):
+        e, d, pp, bb = _key(eps_s.value), _key(delta_s.value), int(p_s.value), int(round(b_s.value))
+        if bb <= pp:
+            panel.value = f"<p>Every block needs more rows than columns: block = {bb} ≤ p = {pp}.</p>"
+            image.value = b""
+            return
+        panel.value, image.value = render(e, d, pp, bb)
 
     return _wire([eps_s, delta_s, p_s, b_s], update, panel, image)
 
@@ -582,6 +676,29 @@ def _slope_rmse(sigma, n):
     return out if out.ndim else float(out)
 
 
+@functools.lru_cache(maxsize=1024)
+def _analytic_sigma(eps, delta):
+    from .exact import analytic_gaussian_sigma
+
+    return float(analytic_gaussian_sigma(eps, delta))
+
+
+_SIGMA_B2 = {}
+
+
+def _sigma_b2(eps, delta, n):
+    """Theorem 3.4's sigma for p = 2, remembered: the explorer asks for n = 10^9 at every move,
+    and its curves have already computed it at every whole decade of n."""
+    from . import bounds
+
+    key = (eps, delta, n)
+    if key not in _SIGMA_B2:
+        if len(_SIGMA_B2) > 8192:
+            _SIGMA_B2.clear()
+        _SIGMA_B2[key] = float(bounds.sigma_b(eps, delta, n, 2))
+    return _SIGMA_B2[key]
+
+
 def inference_numbers(eps, delta, n, target=0.05):
     """The numbers the inference explorer shows (chapter 6's one-predictor example).
 
@@ -602,14 +719,11 @@ def inference_numbers(eps, delta, n, target=0.05):
         at n), ``rows_a``, ``rows_b`` (rows for an RMSE of *target*, from the
         1/sqrt(n) law at n = 10^9) and ``rows_ratio``.
     """
-    from . import bounds
-    from .exact import analytic_gaussian_sigma
-
-    s_a = analytic_gaussian_sigma(eps, delta)
-    s_b = bounds.sigma_b(eps, delta, n, 2)
+    s_a = _analytic_sigma(eps, delta)
+    s_b = _sigma_b2(eps, delta, n)
     big = 10**9
     rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
-    rows_b = big * (_slope_rmse(bounds.sigma_b(eps, delta, big, 2), big) / target) ** 2
+    rows_b = big * (_slope_rmse(_sigma_b2(eps, delta, big), big) / target) ** 2
     return {
         "sigma_a": s_a,
         "sigma_b": s_b,
@@ -621,24 +735,66 @@ def inference_numbers(eps, delta, n, target=0.05):
     }
 
 
-def _inference_plot(eps, delta, n):
-    from . import bounds
-    from .exact import analytic_gaussian_sigma
+# Whole decades: the error curves are straight lines on log-log axes, and Theorem 3.4's sigma
+# costs most at large n (the noncentral chi-square quantile), so few points there.
+_INFERENCE_GRID = np.logspace(3, 10, 8)
 
-    fig = _new_figure()
-    ax = fig.add_subplot()
-    grid = np.unique(np.round(np.logspace(3, 10, 36)))
-    s_a = analytic_gaussian_sigma(eps, delta)
-    ax.loglog(grid, _slope_rmse(s_a, grid), color="C3", label=r"Setting A, $\sigma_A$ (analytic Gaussian)")
-    ax.loglog(grid, _slope_rmse(bounds.sigma_b(eps, delta, grid, 2), grid), color="C0",
-              label=r"Setting B, $\sigma_B$ (Theorem 3.4)")
-    ax.axvline(n, color="0.6", lw=0.8)
-    ax.axhline(0.05, color="0.8", lw=0.8)
-    ax.set_xlabel(r"rows $n$")
-    ax.set_ylabel("first-order RMSE of the slope")
-    ax.set_title(rf"$\varepsilon={eps:.3g}$, $\delta={delta:.2g}$, $p=2$")
-    ax.legend(fontsize="small")
-    return fig
+
+@functools.lru_cache(maxsize=256)
+def _inference_curves(eps, delta):
+    """Error of the slope against n under both settings: the n slider only moves the marker."""
+    from . import bounds
+
+    grid = _INFERENCE_GRID
+    s_b = bounds.sigma_b(eps, delta, grid, 2)
+    for n, value in zip(grid, s_b):
+        _SIGMA_B2[(eps, delta, int(n))] = float(value)
+    return grid, _slope_rmse(_analytic_sigma(eps, delta), grid), _slope_rmse(s_b, grid)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(value, _pos=None):
+    """10⁵ in plain text (no mathtext to lay out at every draw)."""
+    if value <= 0:
+        return ""
+    k = math.log10(value)
+    if abs(k - round(k)) > 1e-9:
+        return f"{value:g}"
+    return "10" + str(int(round(k))).translate(_SUPERSCRIPT)
+
+
+class _InferencePlot(_LivePlot):
+    def __init__(self):
+        super().__init__(left=0.12, right=0.98)
+        ax = self.ax
+        # Plain-text labels: mathtext would be laid out again at every move.
+        (self.a,) = ax.plot([], [], color="C3", label="Setting A, σ of the analytic Gaussian")
+        (self.b,) = ax.plot([], [], color="C0", label="Setting B, σ of Theorem 3.4")
+        self.n_line = ax.axvline(1e6, color="0.6", lw=0.8)
+        ax.axhline(0.05, color="0.8", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("rows n")
+        ax.set_ylabel("first-order RMSE of the slope")
+        # Seven decades of n and as many of error: minor ticks would be a hundred more artists
+        # to draw at every move.
+        from matplotlib.ticker import FuncFormatter, NullLocator
+
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_minor_locator(NullLocator())
+            axis.set_major_formatter(FuncFormatter(_power_of_ten))
+        ax.legend(fontsize="small")
+
+    def draw(self, eps, delta, n):
+        grid, rmse_a, rmse_b = _inference_curves(eps, delta)
+        self.a.set_data(grid, rmse_a)
+        self.b.set_data(grid, rmse_b)
+        self.n_line.set_xdata([n, n])
+        self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  p = 2")
+        self.rescale()
+        return self.png()
 
 
 def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
@@ -666,11 +822,12 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
                            readout_format=".3g", **opts)
     panel = w.HTML()
     image = w.Image(format="png")
+    plot = _InferencePlot()
 
-    def update(change=None):
-        e, d, nn = float(eps_s.value), float(delta_s.value), int(round(n_s.value))
+    @functools.lru_cache(maxsize=256)
+    def render(e, d, nn):
         vals = inference_numbers(e, d, nn)
-        panel.value = _html_table(
+        html = _html_table(
             [
                 ("σ_A (analytic Gaussian)", "sigma_a", vals["sigma_a"]),
                 ("σ_B (Theorem 3.4, p = 2)", "sigma_b", vals["sigma_b"]),
@@ -682,7 +839,10 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
             ],
             note=f"n = {nn}; first-order errors, unreliable where they exceed the slope (0.5)",
         )
-        image.value = _png_bytes(_inference_plot(e, d, nn))
+        return html, plot.draw(e, d, nn)
+
+    def update(change=None):
+        panel.value, image.value = render(_key(eps_s.value), _key(delta_s.value), int(round(n_s.value)))
 
     return _wire([eps_s, delta_s, n_s], update, panel, image)
 
@@ -769,25 +929,109 @@ def _tightness_curves(eps, delta, n, p_values):
     return ps, bounds.sigma_b(eps, delta, n, ps), lower
 
 
-def _tightness_plot(eps, delta, n, p):
-    from . import exact
+# Audit lower bounds already computed, per (eps, delta, n): {statistic: {p: sigma}}.  Each is
+# a nested root search (exact._worst_sigma) whose cost hardly depends on how many points it
+# solves at once, so every update asks for all it lacks in one call.
+_TIGHT_LOWER = {}
+_TIGHT_LOWER_MAX = 512
 
-    fig = _new_figure()
-    ax = fig.add_subplot()
-    ps, upper, lower = _tightness_curves(eps, delta, n, sorted(set(_TIGHT_P) | {p}))
-    ax.fill_between(ps, lower, upper, color="C0", alpha=0.15, label="where the truth lies")
-    ax.plot(ps, upper, "o-", color="C0", label="B, Theorem 3.4 (sufficient)")
-    ax.plot(ps, lower, "s--", color="C2", label="B, lower bound (exact at p = 1)")
-    ax.axhline(exact.analytic_gaussian_sigma(eps, delta), color="C3", label="A, exact (analytic Gaussian)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(r"columns $p$")
-    ax.set_ylabel(r"noise standard deviation $\sigma$")
-    ax.set_title(rf"$\varepsilon={eps:.3g}$, $\delta={delta:.2g}$, $n={n}$")
-    _plain_log_ticks(ax.xaxis)
-    _plain_log_ticks(ax.yaxis)
-    ax.legend(fontsize="small")
-    return fig
+
+def _tightness_lower(eps, delta, n, need):
+    """Audit lower bounds for the (statistic, p) pairs in *need*, at (eps, delta, n)."""
+    from .audit import _stat_params
+    from .exact import _worst_sigma
+
+    store = _TIGHT_LOWER.pop((eps, delta, n), None) or {"projection": {}, "frobenius": {}}
+    _TIGHT_LOWER[(eps, delta, n)] = store  # most recently used last
+    while len(_TIGHT_LOWER) > _TIGHT_LOWER_MAX:
+        del _TIGHT_LOWER[next(iter(_TIGHT_LOWER))]
+    missing = sorted({(st, p) for st, p in need if p not in store[st]})
+    if missing:
+        df, rows, bound = (np.array(v, float) for v in zip(*(_stat_params(st, float(n), float(p)) for st, p in missing)))
+        k = len(missing)
+        sigma = np.atleast_1d(_worst_sigma(np.full(k, eps), np.full(k, delta), df, rows, bound))
+        for (st, p), value in zip(missing, sigma):
+            store[st][p] = float(value)
+    return [store[st][p] for st, p in need]
+
+
+def _tightness_need(n, p):
+    """The p values on the plot, and the (statistic, p) lower bounds one setting needs."""
+    ps = [q for q in sorted(set(_TIGHT_P) | {p}) if q < n - 1]
+    return ps, [("projection", q) for q in ps] + [("frobenius", p)]
+
+
+def _tightness_ready(eps, delta, n, p):
+    """True when every lower bound for this setting is already known."""
+    store = _TIGHT_LOWER.get((eps, delta, n))
+    return store is not None and all(q in store[st] for st, q in _tightness_need(n, p)[1])
+
+
+def _tightness_state(eps, delta, n, p, lower=True):
+    """The panel's numbers (as :func:`tightness_numbers`) and the plot's bracket, sharing one search.
+
+    With ``lower=False`` the audit lower bound (the slow part) is left out: NaN in the panel,
+    no lower curve.
+    """
+    from . import bounds, exact
+
+    ps, need = _tightness_need(n, p)
+    if lower:
+        found = _tightness_lower(eps, delta, n, need)
+        proj = dict(zip(ps, found[:-1]))
+        b_lower = max(proj[p], found[-1])
+    else:
+        proj, b_lower = None, float("nan")
+    upper = bounds.sigma_b(eps, delta, n, np.array(ps, float))
+    b_suf = float(upper[ps.index(p)])
+    analytic = _analytic_sigma(eps, delta)
+    vals = {
+        "a_sufficient": bounds.sigma_a_sufficient(eps, delta) if eps < 1 and delta < 0.5 else float("nan"),
+        "a_criterion": exact.setting_a_criterion_sigma(eps, delta),
+        "analytic": analytic,
+        "b_sufficient": b_suf,
+        "b_corrected": bounds.sigma_b(eps, delta, n, p, corrected=True),
+        "b_lower": b_lower,
+        "gap": b_suf / b_lower,
+    }
+    lower_curve = None if proj is None else np.array([proj[q] for q in ps])
+    return vals, (np.array(ps, float), upper, lower_curve, analytic)
+
+
+class _TightnessPlot(_LivePlot):
+    def __init__(self):
+        super().__init__(left=0.11, right=0.98)
+        ax = self.ax
+        self.fill = None
+        (self.upper,) = ax.plot([], [], "o-", color="C0", label="B, Theorem 3.4 (sufficient)")
+        (self.lower,) = ax.plot([], [], "s--", color="C2", label="B, lower bound (exact at p = 1)")
+        self.analytic = ax.axhline(1.0, color="C3", label="A, exact (analytic Gaussian)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(r"columns $p$")
+        ax.set_ylabel(r"noise standard deviation $\sigma$")
+        _plain_log_ticks(ax.xaxis)
+        _plain_log_ticks(ax.yaxis)
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color="C0", alpha=0.15, label="where the truth lies"), self.upper, self.lower, self.analytic]
+        ax.legend(handles=handles, fontsize="small")
+
+    def draw(self, eps, delta, n, curves):
+        ps, upper, lower, analytic = curves
+        if self.fill is not None:
+            self.fill.remove()
+            self.fill = None
+        if lower is not None:
+            self.fill = self.ax.fill_between(ps, lower, upper, color="C0", alpha=0.15)
+            self.lower.set_data(ps, lower)
+        else:
+            self.lower.set_data([], [])
+        self.upper.set_data(ps, upper)
+        self.analytic.set_ydata([analytic, analytic])
+        self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  n = {n}")
+        self.rescale()
+        return self.png()
 
 
 def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
@@ -797,6 +1041,11 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     solved exactly, the exact analytic Gaussian) and the Setting B bracket
     (Theorem 3.4 above, the best audit lower bound below, see
     :func:`tightness_numbers`).  The plot shows the bracket against p.
+
+    The audit lower bound is an exact nested search of a few hundred
+    milliseconds; after a slider move the panel and plot appear at once
+    without it, and a worker thread fills it in (settings already seen, and
+    the first drawing, are immediate and complete).
 
     Parameters
     ----------
@@ -819,17 +1068,18 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     n_s = w.FloatLogSlider(value=n, base=10, min=1, max=5, step=0.1, description="n",
                            readout_format=".0f", **opts)
     p_s = w.IntSlider(value=p, min=1, max=50, description="p", **opts)
+    import concurrent.futures
+    import threading
+
     panel = w.HTML()
     image = w.Image(format="png")
+    plot = _TightnessPlot()
+    lock = threading.Lock()  # one figure, drawn by the kernel's thread and by the worker
+    job = {"generation": 0, "future": None, "pool": None}
 
-    def update(change=None):
-        e, d, nn, pp = float(eps_s.value), float(delta_s.value), int(round(n_s.value)), int(p_s.value)
-        if nn <= pp + 1:
-            panel.value = f"<p>Need n > p + 1 rows: n = {nn}, p = {pp}.</p>"
-            image.value = b""
-            return
-        vals = tightness_numbers(e, d, nn, pp)
-        panel.value = _html_table(
+    def page(e, d, nn, pp, lower):
+        vals, curves = _tightness_state(e, d, nn, pp, lower=lower)
+        html = _html_table(
             [
                 ("A sufficient σ (Thm 3.2)", "a_sufficient", vals["a_sufficient"]),
                 ("A, paper's criterion exactly", "a_criterion", vals["a_criterion"]),
@@ -839,11 +1089,45 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
                 ("B lower bound σ" + (" (exact)" if pp == 1 else ""), "b_lower", vals["b_lower"]),
                 ("gap Thm 3.4 / lower bound", "gap", vals["gap"]),
             ],
-            note=f"n = {nn}, p = {pp}",
+            note=f"n = {nn}, p = {pp}" + ("" if lower else "; computing the lower bound (an exact search)…"),
         )
-        image.value = _png_bytes(_tightness_plot(e, d, nn, pp))
+        with lock:
+            return html, plot.draw(e, d, nn, curves)
 
-    return _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
+    render = functools.lru_cache(maxsize=256)(lambda e, d, nn, pp: page(e, d, nn, pp, True))
+
+    def update(change=None):
+        e, d, nn, pp = _key(eps_s.value), _key(delta_s.value), int(round(n_s.value)), int(p_s.value)
+        job["generation"] += 1
+        generation = job["generation"]
+        if nn <= pp + 1:
+            panel.value = f"<p>Need n > p + 1 rows: n = {nn}, p = {pp}.</p>"
+            image.value = b""
+            return
+        if change is None or _tightness_ready(e, d, nn, pp):
+            panel.value, image.value = render(e, d, nn, pp)
+            return
+        # The audit lower bound takes a few hundred ms (exact._worst_sigma): answer the slider at
+        # once with everything else, and fill in the bracket from a worker thread.
+        panel.value, image.value = page(e, d, nn, pp, False)
+
+        def finish():
+            if job["generation"] != generation:
+                return  # the slider moved on: skip a setting nobody looks at any more
+            try:
+                html, png = render(e, d, nn, pp)
+            except Exception as err:  # shown, not lost in the worker thread
+                html, png = f"<p>The lower bound failed: {type(err).__name__}: {err}</p>", image.value
+            if job["generation"] == generation:
+                panel.value, image.value = html, png
+
+        if job["pool"] is None:
+            job["pool"] = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpmask-tightness")
+        job["future"] = job["pool"].submit(finish)
+
+    box = _wire([eps_s, delta_s, n_s, p_s], update, panel, image)
+    box._dpmask_pending = lambda: job["future"]  # for benchmarks/bench_widgets.py and tests
+    return box
 
 
 def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 10000),
