@@ -223,3 +223,20 @@ def test_built_html_holds_no_control_characters(built_book):
         if found:
             problems[str(path.relative_to(HTML))] = found
     assert not problems, problems
+
+
+def test_no_directive_is_left_as_literal_text(built_book):
+    # A directive that failed to parse (e.g. a backtick fence whose title holds a role) shows up
+    # as its own source text, "{prf:proof}", in the page; sphinx warns about none of this.
+    literal = re.compile(r"\{(prf|exercise|solution|glue|math|note|warning)[:}]")
+    problems = {}
+    for path in sorted(HTML.rglob("*.html")):
+        rel = path.relative_to(HTML)
+        if "_static" in rel.parts or "_sources" in rel.parts or rel.name in ("api.html", "genindex.html", "search.html"):
+            continue
+        text = re.sub(r"<(script|style)\b.*?</\1>", "", path.read_text(encoding="utf-8", errors="replace"), flags=re.S)
+        text = re.sub(r"<[^>]+>", "", text)
+        hits = literal.findall(text)
+        if hits:
+            problems[str(rel)] = sorted(set(hits))
+    assert not problems, problems

@@ -181,3 +181,27 @@ def test_package_writes_tex_in_raw_strings(path):
     text = path.read_text(encoding="utf-8")
     assert not control_character_problems(text, allow_tab=True), path.name
     assert not tex_in_string_problems(text), f"{path.name}: {tex_in_string_problems(text)}"
+
+
+# A backtick fence whose opening line holds another backtick (``` {prf:proof} of {prf:ref}`x` ```)
+# is not a fence for CommonMark: the directive then renders as literal text and its TeX as code.
+# Colon fences (:::{prf:proof} ...) allow roles in the title.
+BROKEN_FENCE = re.compile(r"^\s*(`{3,})\{[^}]*\}[^\n]*`", re.M)
+
+
+def test_the_broken_fence_detector_catches_a_role_in_a_backtick_fence():
+    assert BROKEN_FENCE.search("text\n```{prf:proof} (of {prf:ref}`lem-8-1`)\nbody\n```\n")
+    assert not BROKEN_FENCE.search(":::{prf:proof} (of {prf:ref}`lem-8-1`)\nbody\n:::\n")
+    assert not BROKEN_FENCE.search("```{prf:proof}\nbody with `code`\n```\n")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "chapters").glob("*.ipynb")) + _page_sources(),
+                         ids=lambda p: p.name)
+def test_directive_fences_hold_no_backtick_in_their_opening_line(path):
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text())["cells"]
+        texts = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    else:
+        texts = [path.read_text()]
+    bad = [m.group(0).strip() for t in texts for m in BROKEN_FENCE.finditer(t)]
+    assert not bad, f"{path.name}: use a colon fence (:::) for directives whose title holds a role: {bad}"
