@@ -40,6 +40,9 @@ def _positions(slider, k):
         return [float(slider.base**e) for e in exps]
     if isinstance(slider, w.IntSlider):
         return sorted({int(v) for v in np.round(np.linspace(slider.min, slider.max, k))})
+    if isinstance(slider, (w.Dropdown, w.ToggleButtons, w.RadioButtons)):
+        return [value for _, value in slider.options] if slider.options and isinstance(slider.options[0], tuple) \
+            else list(slider.options)
     vals = np.linspace(slider.min, slider.max, k)
     vals = np.round((vals - slider.min) / slider.step) * slider.step + slider.min
     return [float(min(max(v, slider.min), slider.max)) for v in vals]
@@ -63,7 +66,7 @@ def sweep(make, k=12, repeat=1):
         for slider in sliders:
             default = slider.value
             for v in _positions(slider, k):
-                if math.isclose(float(v), float(slider.value), rel_tol=1e-12):
+                if v == slider.value or (isinstance(v, float) and math.isclose(v, float(slider.value), rel_tol=1e-12)):
                     continue
                 t, c = time.perf_counter(), time.process_time()
                 slider.value = v
