@@ -11,7 +11,7 @@ density, given X,
       {}_0F_1\bigl(\tfrac n2; \tfrac14\,\Omega T\bigr),
 
 with :math:`T = Y^\top Y/\sigma^2` and :math:`\Omega = K/\sigma^2`,
-:math:`K = X^\top X` (Herz 1955; James 1964; Muirhead 1982, Theorem 7.4.1).
+:math:`K = X^\top X` (Herz 1955; James 1964; Muirhead 1982, Chapter 7).
 So T is sufficient, it follows the noncentral Wishart law
 :math:`W_p(n, I, \Omega)`, and the privacy loss between data sets with Gram
 matrices K and K' is
@@ -42,7 +42,8 @@ C. S. Herz, "Bessel functions of matrix argument", Ann. Math. 61 (1955).
 A. T. James, "Distributions of matrix variates and latent roots derived from
 normal samples", Ann. Math. Statist. 35 (1964).
 R. J. Muirhead, "Aspects of Multivariate Statistical Theory", Wiley 1982,
-Chapter 7 (zonal polynomials, 0F1 of a matrix argument) and Section 10.3.
+Chapter 7 (zonal polynomials, 0F1 of a matrix argument) and Chapter 10
+(the noncentral Wishart law).
 P. Koev and A. Edelman, "The efficient evaluation of the hypergeometric
 function of a matrix argument", Math. Comp. 75 (2006).
 """
