@@ -351,11 +351,11 @@ def gram_pair(x, x_prime, shared=None):
         The differing rows, entries in [-1, 1], :math:`\|x - x'\| \le 1`
         (Definition 2.1).
     shared : array_like, shape (2, 2), optional
-        Gram matrix of the shared rows (default 0). Any positive semi-definite S
-        with :math:`S_{11}, S_{22} \le n - 1` and :math:`|S_{12}| \le n - 1` is
-        reached by some rows in the cube only under further conditions; the
-        caller is responsible for S being reachable (e.g. ``s * outer(v, v)``
-        with v in the square and s <= n - 1).
+        Gram matrix S of the shared rows (default 0), symmetric positive
+        semi-definite. Only S = sum of n - 1 outer products of rows in the
+        square are reachable (for instance ``k * outer(v, v)`` with v in the
+        square and k <= n - 1 a whole number); the function checks S only for
+        symmetry and semi-definiteness, and delta is defined for any such S.
 
     Returns
     -------

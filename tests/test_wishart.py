@@ -245,3 +245,16 @@ def test_sigma_search_on_two_pairs():
     s_n, s_n1 = wishart.orthogonal_family_sigma(eps, delta, n)
     assert r["label"] == "orthogonal" and abs(r["sigma_low"] - s_n) < 1e-9 * s_n
     assert s_n < r["sigma_ci"][0] <= r["sigma"] <= r["sigma_ci"][1] < s_n1 * 1.005
+
+
+def test_wishart_sampler_moments():
+    # E[T] = n I + Omega and Var(T_12) = n + Omega_11 + Omega_22 for W_2(n, I, Omega)
+    n, m = 12, 200000
+    omega = np.array([[5.0, 2.0], [2.0, 3.0]])
+    T = wishart.sample_wishart_2x2(n, omega, m, rng=3)
+    mean = T.mean(axis=0)
+    var12 = n + omega[0, 0] + omega[1, 1]
+    # sd of T_11 is sqrt(2 n + 4 Omega_11) = 6.6, so 0.075 is five standard errors of the mean
+    assert np.allclose(mean, n * np.eye(2) + omega, atol=0.075)
+    # the variance estimate has a relative standard error of about 0.7 % here: 0.02 is three
+    assert abs(T[:, 0, 1].var() / var12 - 1) < 0.02
