@@ -213,16 +213,16 @@ def theorem_3_2() -> dict:
         ``check_increasing_in_sigma``: derivative of the criterion in sigma is > 0;
         ``check_unit_variance``: the standardised statistic
         :math:`-C_1\Delta_1^T/(\sigma\|\Delta_1\|)` has variance 1 (p = 3);
-        ``check_exact_root``: :math:`\sigma^*=(\gamma+\sqrt{\gamma^2+2\varepsilon})/(2\varepsilon)`
+        ``check_exact_root``: :math:`\sigma_{\mathrm{crit}}=(\gamma+\sqrt{\gamma^2+2\varepsilon})/(2\varepsilon)`
         solves :math:`\sigma\varepsilon-1/(2\sigma)=\gamma` (d = 1), the exact
         smallest sigma of condition (DP-bound0A);
         ``sigma_exact``: that root; ``margin``: the margin expression.
     """
     gamma, eps, d, sigma, s = sp.symbols("gamma epsilon d sigma s", positive=True)
-    kappa = 1 + 1 / (2 * gamma**2)
-    sig_suf = gamma * kappa * d / eps
+    rho = 1 + 1 / (2 * gamma**2)  # the book's rho (chapter 5, proof of Theorem 3.2)
+    sig_suf = gamma * rho * d / eps
     crit = sigma * eps / d - d / (2 * sigma)
-    margin = (1 / (2 * gamma)) * (1 - eps / kappa)
+    margin = (1 / (2 * gamma)) * (1 - eps / rho)
     identity = crit.subs(sigma, sig_suf) - gamma - margin
     margin_s = sp.simplify(margin.subs(eps, 1 - s))
     deriv = sp.diff(crit, sigma)

@@ -179,10 +179,14 @@ def noise_numbers(eps, delta, n, p):
         ``a_necessary`` and ``a_sufficient`` (Theorem 3.2, equations
         (DP-boundA.nec) and (DP-boundA.suf)), ``b_sufficient`` (the root of
         Theorem 3.4's g), ``b_corrected`` (the same with 2(n - p - 1) in place
-        of 2(n - p); NaN when n = p + 1) and ``ratio`` = a_sufficient /
-        b_sufficient, the last column of the paper's Table 1.
+        of 2(n - p); NaN when n = p + 1), ``a_exact`` (the tight
+        (eps, delta)-DP sigma of Setting A, the analytic Gaussian; Theorem 3.2's
+        two values concern the paper's stronger criterion) and ``ratio`` =
+        a_sufficient / b_sufficient, the last column of the paper's Table 1 (a
+        ratio of two sufficient bounds, not the noise masking saves: chapter 7).
     """
     from . import bounds
+    from .exact import analytic_gaussian_sigma
 
     a_nec = bounds.sigma_a_necessary(eps, delta)
     a_suf = bounds.sigma_a_sufficient(eps, delta)
@@ -193,6 +197,7 @@ def noise_numbers(eps, delta, n, p):
         "a_sufficient": a_suf,
         "b_sufficient": b_suf,
         "b_corrected": b_cor,
+        "a_exact": analytic_gaussian_sigma(eps, delta),
         "ratio": a_suf / b_suf,
     }
 
@@ -202,6 +207,8 @@ def _noise_curves(eps, delta, p):
     """sigma against n for one (eps, delta, p): the n slider only moves the marker."""
     from . import bounds
 
+    from .exact import analytic_gaussian_sigma
+
     grid = _n_grid(p)
     return (
         grid,
@@ -209,6 +216,7 @@ def _noise_curves(eps, delta, p):
         bounds.sigma_b(eps, delta, grid, p, corrected=True),
         bounds.sigma_a_sufficient(eps, delta),
         bounds.sigma_a_necessary(eps, delta),
+        analytic_gaussian_sigma(eps, delta),
     )
 
 
@@ -218,8 +226,9 @@ class _NoisePlot(_LivePlot):
         ax = self.ax
         (self.b,) = ax.plot([], [], color="C0", label=r"B, Theorem 3.4 ($2(n-p)$)")
         (self.b_cor,) = ax.plot([], [], color="C0", ls=":", label=r"B, conservative variant ($2(n-p-1)$)")
-        self.a_suf = ax.axhline(1.0, color="C3", label="A, sufficient")
-        self.a_nec = ax.axhline(1.0, color="C3", ls="--", label="A, necessary")
+        self.a_suf = ax.axhline(1.0, color="C3", label="A, Thm 3.2 sufficient (criterion)")
+        self.a_nec = ax.axhline(1.0, color="C3", ls="--", label="A, Thm 3.2 necessary (criterion only)")
+        self.a_ex = ax.axhline(1.0, color="C1", ls="-.", label="A, exact for (ε, δ)-DP (analytic Gaussian)")
         (self.dot,) = ax.plot([], [], "o", color="C0")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -229,11 +238,12 @@ class _NoisePlot(_LivePlot):
         ax.legend(fontsize="small", loc="center right")
 
     def draw(self, eps, delta, n, p, sigma_n):
-        grid, b, b_cor, a_suf, a_nec = _noise_curves(eps, delta, p)
+        grid, b, b_cor, a_suf, a_nec, a_ex = _noise_curves(eps, delta, p)
         self.b.set_data(grid, b)
         self.b_cor.set_data(grid, b_cor)
         self.a_suf.set_ydata([a_suf, a_suf])
         self.a_nec.set_ydata([a_nec, a_nec])
+        self.a_ex.set_ydata([a_ex, a_ex])
         self.dot.set_data([n], [sigma_n])
         self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  p = {p}")
         self.rescale()
@@ -285,11 +295,12 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
         vals = noise_numbers(e, d, nn, pp)
         html = _html_table(
             [
-                ("A necessary σ (Thm 3.2)", "a_necessary", vals["a_necessary"]),
+                ("A necessary σ (Thm 3.2, the paper's criterion only)", "a_necessary", vals["a_necessary"]),
                 ("A sufficient σ (Thm 3.2)", "a_sufficient", vals["a_sufficient"]),
+                ("A exact σ for (ε, δ)-DP (analytic Gaussian)", "a_exact", vals["a_exact"]),
                 ("B sufficient σ (Thm 3.4)", "b_sufficient", vals["b_sufficient"]),
                 ("B conservative σ, 2(n−p−1)", "b_corrected", vals["b_corrected"]),
-                ("ratio A sufficient / B", "ratio", vals["ratio"]),
+                ("ratio A sufficient / B (two bounds, not the saving)", "ratio", vals["ratio"]),
             ],
             note=f"n = {nn}",
         )
@@ -342,8 +353,8 @@ def noise_figure(eps_values=(0.1, 0.01, 0.001), p_values=(1, 5, 20), delta=0.01,
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"rows $n$")
-    ax.set_ylabel(r"$\sigma_A / \sigma_B$ (sufficient bounds)")
-    ax.set_title(rf"Noise saved by masking, $\delta={delta:g}$")
+    ax.set_ylabel(r"Thm 3.2 sufficient $\sigma$ / Thm 3.4 $\sigma_0$")
+    ax.set_title(rf"Ratio of the paper's two sufficient bounds, $\delta={delta:g}$")
     _plain_log_ticks(ax.yaxis)
     fig.legend(fontsize="small", loc="outside right upper")
     return fig
@@ -830,7 +841,7 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
         html = _html_table(
             [
                 ("σ_A (analytic Gaussian)", "sigma_a", vals["sigma_a"]),
-                ("σ_B (Theorem 3.4, p = 2)", "sigma_b", vals["sigma_b"]),
+                ("σ_0 (Theorem 3.4, p = 2)", "sigma_b", vals["sigma_b"]),
                 ("RMSE of slope, A", "rmse_a", vals["rmse_a"]),
                 ("RMSE of slope, B", "rmse_b", vals["rmse_b"]),
                 ("rows for RMSE 0.05, A", "rows_a", vals["rows_a"]),

@@ -67,6 +67,9 @@ def test_noise_explorer_initial_state_matches_table1_first_row():
     assert round(shown["a_sufficient"], 1) == 25.4
     assert round(shown["b_sufficient"], 1) == 6.9
     assert round(shown["ratio"]) == 4
+    # the tight (eps, delta)-DP value beside Theorem 3.2's criterion values (dp-accounting, independent)
+    from dp_accounting import gaussian_mechanism as dpa
+    assert shown["a_exact"] == pytest.approx(dpa.get_sigma_gaussian(0.1, 0.01, tol=1e-12), rel=1e-6)
     # the plot was drawn: a PNG signature in the Image widget
     assert bytes(box.children[2].value[:8]) == b"\x89PNG\r\n\x1a\n"
 
