@@ -188,7 +188,7 @@ def corrected_gram(G, n, sigma):
 
     For ``M = X + C`` with ``C`` i.i.d. N(0, sigma^2),
     :math:`E[M^T M] = X^T X + n\sigma^2 I`, so
-    :math:`\hat G = M^T M - n\sigma^2 I` is an unbiased estimate of
+    :math:`\hat K = M^T M - n\sigma^2 I` is an unbiased estimate of
     :math:`X^T X` (method of moments).
 
     Parameters
@@ -307,20 +307,20 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     :math:`\sum_i \psi_i(\beta) = 0` with
     :math:`\psi_i = w_i (v_i - w_i^T\beta) + \sigma^2\beta`, where
     :math:`(w_i, v_i)` is row i of ``M``.  Its sandwich covariance is
-    :math:`\hat G_{ZZ}^{-1} B \hat G_{ZZ}^{-1}`.  The meat B would need the
+    :math:`\hat K_{ZZ}^{-1} V \hat K_{ZZ}^{-1}`.  The meat V would need the
     rows, which masking hides; but for Gaussian noise independent of the data
-    and a homoscedastic regression error (variance :math:`\tau^2`), Isserlis'
+    and a homoscedastic regression error (variance :math:`\omega^2`), Isserlis'
     theorem gives it in terms of Gram quantities:
 
     .. math::
 
-        B = Z^T Z\,(\tau^2 + s_g^2) + n\sigma^2(s_g^2 + \bar e^2)\,I
+        V = Z^T Z\,(\omega^2 + s_g^2) + n\sigma^2(s_g^2 + \bar e^2)\,I
             + n\sigma^4\beta\beta^T,\qquad s_g^2 = \sigma^2(1 + \|\beta\|^2),
 
     with :math:`\bar e^2` the mean squared raw-data residual.  The term
-    :math:`Z^T Z\tau^2` is the ordinary sampling variance of least squares;
+    :math:`Z^T Z\omega^2` is the ordinary sampling variance of least squares;
     dropping it (``conditional=True``) leaves the privacy noise's share.
-    Plug-in: :math:`Z^T Z \to \hat G_{ZZ}`, :math:`\tau^2, \bar e^2` from the
+    Plug-in: :math:`Z^T Z \to \hat K_{ZZ}`, :math:`\omega^2, \bar e^2` from the
     corrected residual variance (clipped at 0), :math:`\beta \to \hat\beta`.
     The book checks the coverage of these errors by Monte Carlo.
 
@@ -336,8 +336,8 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     \bigl((1 + \|\beta\|^2) I + \beta\beta^T\bigr)` (minus
     :math:`\tau^2\beta_c^2` in entry (c, c) when the intercept's Gram entry
     c is set to its known value n), so the covariance is
-    :math:`\hat G_{ZZ}^{-1}\bigl(\operatorname{Cov}(\xi) + \hat G_{ZZ} s^2\bigr)\hat G_{ZZ}^{-1}`
-    with the sampling term :math:`\hat G_{ZZ} s^2` dropped when
+    :math:`\hat K_{ZZ}^{-1}\bigl(\operatorname{Cov}(\xi) + \hat K_{ZZ} s^2\bigr)\hat K_{ZZ}^{-1}`
+    with the sampling term :math:`\hat K_{ZZ} s^2` dropped when
     ``conditional=True``.  The estimator has no first-order bias.
 
     Examples
@@ -397,7 +397,7 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     coef = np.einsum("...ij,...j->...i", Hinv, gzy)
     rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
     sigma2_resid = rss / df
-    tau2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
+    omega2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
     eye = np.eye(k)
     if correct_noise and noise == "gram":
         bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
@@ -407,19 +407,19 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
             c = int(np.flatnonzero(predictors == intercept)[0])
             meat[..., c, c] -= tau**2 * coef[..., c] ** 2
         if not conditional:
-            meat = meat + Gzz * tau2
+            meat = meat + Gzz * omega2
         cov = Hinv @ meat @ Hinv
     elif correct_noise:
         s2 = sigma**2
         sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
-        ebar2 = tau2 * df / n
+        ebar2 = omega2 * df / n
         outer = coef[..., :, None] * coef[..., None, :]
         meat = Gzz * sg2 + n * s2 * (sg2 + ebar2) * eye + n * s2**2 * outer
         if not conditional:
-            meat = meat + Gzz * tau2
+            meat = meat + Gzz * omega2
         cov = Hinv @ meat @ Hinv
     else:
-        cov = tau2 * Hinv
+        cov = omega2 * Hinv
     cov = 0.5 * (cov + np.swapaxes(cov, -1, -2))
     se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
     sigma2_resid = float(sigma2_resid) if np.ndim(sigma2_resid) == 0 else sigma2_resid
