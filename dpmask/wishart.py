@@ -8,19 +8,19 @@ density, given X,
     f_X(Y) \propto e^{-(\|Y\|^2 + \|X\|^2)/(2\sigma^2)}
     \int_{O(n)} e^{\operatorname{tr}(A^\top Y X^\top)/\sigma^2}\,dA
     = e^{-(\|Y\|^2 + \|X\|^2)/(2\sigma^2)}\;
-      {}_0F_1\bigl(\tfrac n2; \tfrac14\,\Omega T\bigr),
+      {}_0F_1\bigl(\tfrac n2; \tfrac14\,\Lambda T\bigr),
 
-with :math:`T = Y^\top Y/\sigma^2` and :math:`\Omega = K/\sigma^2`,
+with :math:`T = Y^\top Y/\sigma^2` and :math:`\Lambda = K/\sigma^2`,
 :math:`K = X^\top X` (Herz 1955; James 1964; Muirhead 1982, Chapter 7).
 So T is sufficient, it follows the noncentral Wishart law
-:math:`W_p(n, I, \Omega)`, and the privacy loss between data sets with Gram
+:math:`W_p(n, I, \Lambda)`, and the privacy loss between data sets with Gram
 matrices K and K' is
 
 .. math::
 
-    \mathcal L(T) = -\tfrac12\operatorname{tr}(\Omega - \Omega')
-      + \log {}_0F_1(\tfrac n2; \tfrac14\Omega T)
-      - \log {}_0F_1(\tfrac n2; \tfrac14\Omega' T).
+    \mathcal L(T) = -\tfrac12\operatorname{tr}(\Lambda - \Lambda')
+      + \log {}_0F_1(\tfrac n2; \tfrac14\Lambda T)
+      - \log {}_0F_1(\tfrac n2; \tfrac14\Lambda' T).
 
 This module evaluates it for p = 2:
 
@@ -245,9 +245,9 @@ def wishart_log_ratio(T, n, K, K_prime, sigma):
 
     .. math::
 
-        \mathcal L = -\tfrac12\operatorname{tr}(\Omega - \Omega')
-        + \log {}_0F_1(\tfrac n2; \tfrac14\Omega T) - \log {}_0F_1(\tfrac n2; \tfrac14\Omega' T),
-        \quad \Omega = K/\sigma^2,\ \Omega' = K'/\sigma^2.
+        \mathcal L = -\tfrac12\operatorname{tr}(\Lambda - \Lambda')
+        + \log {}_0F_1(\tfrac n2; \tfrac14\Lambda T) - \log {}_0F_1(\tfrac n2; \tfrac14\Lambda' T),
+        \quad \Lambda = K/\sigma^2,\ \Lambda' = K'/\sigma^2.
 
     Parameters
     ----------
@@ -306,11 +306,11 @@ def _build_T(O, Z, W):
     return np.einsum("mki,mkj->mij", M, M) + W
 
 
-def sample_wishart_2x2(n, Omega, size, rng=None):
-    r"""Draws of the noncentral Wishart law :math:`W_2(n, I, \Omega)`.
+def sample_wishart_2x2(n, Lambda, size, rng=None):
+    r"""Draws of the noncentral Wishart law :math:`W_2(n, I, \Lambda)`.
 
     :math:`T = (M + Z)^\top(M + Z)` with :math:`Z` an n x 2 standard normal
-    matrix and :math:`M^\top M = \Omega`. Only the first two rows of M are
+    matrix and :math:`M^\top M = \Lambda`. Only the first two rows of M are
     non-zero, so the other n - 2 rows form a central :math:`W_2(n-2, I)`,
     drawn by Bartlett's decomposition; the cost is O(1) per draw.
 
@@ -318,7 +318,7 @@ def sample_wishart_2x2(n, Omega, size, rng=None):
     ----------
     n : int
         Degrees of freedom (rows), n >= 3.
-    Omega : array_like, shape (2, 2)
+    Lambda : array_like, shape (2, 2)
         Noncentrality, positive semi-definite.
     size : int
         Number of draws, >= 1.
@@ -330,7 +330,7 @@ def sample_wishart_2x2(n, Omega, size, rng=None):
     """
     n = int(check_int(n, "n", minimum=3))
     size = int(check_int(size, "size", minimum=1))
-    O = _check_gram(Omega, "Omega")
+    O = _check_gram(Lambda, "Lambda")
     Z, W = _base_draws(n, size, as_rng(rng))
     return _build_T(O, Z, W)
 
@@ -559,8 +559,8 @@ def masked_pair_log_delta(eps, sigma, n, K, K_prime, n_samples=40000, rng=0, con
     Notes
     -----
     *Estimator.* Importance sampling from the defensive mixture
-    :math:`\tfrac12 W_2(n, I, \Omega) + \tfrac12 W_2(n, I, \tilde\Omega)`,
-    :math:`\tilde\Omega = \Omega + t(\Omega - \Omega')` (negative eigenvalues
+    :math:`\tfrac12 W_2(n, I, \Lambda) + \tfrac12 W_2(n, I, \tilde\Lambda)`,
+    :math:`\tilde\Lambda = \Lambda + t(\Lambda - \Lambda')` (negative eigenvalues
     set to 0), with t chosen from a pilot sample so that the loss has mean
     about :math:`\varepsilon` plus one standard deviation under the shifted
     law. The weights :math:`p/q \le 2` are bounded, so the variance is at
