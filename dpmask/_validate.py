@@ -4,6 +4,16 @@ Each checker takes the value and the argument's name, converts it to a float
 array, and raises a :class:`ValueError` that names the argument and the allowed
 range when a value falls outside it.  Nothing downstream has to guard against
 NaN or silently wrong input again.
+
+The rule every public function of the package follows (its docstring states the
+domain): inside the documented domain the answer is finite and accurate to a
+stated tolerance; outside it a :class:`ValueError` names the argument and the
+range, or a :class:`TypeError` names an argument of the wrong kind (complex,
+text, objects).  Arguments that do not broadcast together raise a
+:class:`ValueError` naming them (:func:`broadcast_named`).  Counts (rows n,
+columns p, block sizes, degrees of freedom) are whole numbers at most
+:data:`COUNT_MAX` = 2**53, the largest range in which a float holds every
+whole number exactly.
 """
 
 from __future__ import annotations
@@ -22,16 +32,37 @@ __all__ = [
     "as_rng",
     "check_matrix",
     "check_block_sizes",
+    "broadcast_named",
+    "COUNT_MAX",
 ]
+
+#: Largest count (n, p, block size) any function accepts: every whole number up
+#: to 2**53 is exact in a float64, and no data set comes near it.
+COUNT_MAX = 2**53
+
+
+def _refuse_complex(value, name):
+    if isinstance(value, complex) or np.iscomplexobj(value):
+        raise TypeError(f"{name} must be real, got a complex value (dropping the imaginary part is not done silently)")
 
 
 def as_float_array(value, name):
-    """Convert *value* to a float64 array; refuse non-numeric input."""
+    """Convert *value* to a float64 array; refuse complex and non-numeric input."""
+    _refuse_complex(value, name)
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be a real number or an array of real numbers, got {value!r}") from exc
     return arr
+
+
+def broadcast_named(**arrays):
+    """np.broadcast_arrays, but a shape mismatch names the arguments and their shapes."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError as exc:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise ValueError(f"arguments {', '.join(arrays)} must broadcast together, got shapes {shapes}") from exc
 
 
 def _first_bad(arr, bad):
@@ -39,12 +70,25 @@ def _first_bad(arr, bad):
     return float(np.broadcast_to(np.asarray(arr), np.shape(bad))[np.asarray(bad)].flat[0])
 
 
-def check_eps(eps, name="eps", *, upper=None, hypothesis=""):
-    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it)."""
+def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=None):
+    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it).
+
+    *lower* and *top* give a documented numerical domain [lower, top] where a
+    function is finite and accurate (outside it a ValueError names eps).
+    """
     arr = as_float_array(eps, name)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if np.any(bad):
         raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, bad)!r}")
+    if lower is not None or top is not None:
+        lo = 0.0 if lower is None else lower
+        hi = np.inf if top is None else top
+        bad = (arr < lo) | (arr > hi)
+        if np.any(bad):
+            raise ValueError(
+                f"{name} must lie in [{lo:g}, {hi:g}] (the domain where this function is accurate), "
+                f"got {_first_bad(arr, bad)!r}"
+            )
     if upper is not None:
         bad = arr >= upper
         if np.any(bad):
@@ -78,17 +122,29 @@ def check_positive(value, name):
     return arr
 
 
-def check_sigma(sigma, name="sigma"):
-    """Check the noise standard deviation: 0 < sigma < inf."""
-    return check_positive(sigma, name)
+def check_sigma(sigma, name="sigma", *, lower=None, top=None):
+    """Check the noise standard deviation: 0 < sigma < inf (and in [lower, top] if given)."""
+    arr = check_positive(sigma, name)
+    if lower is not None or top is not None:
+        lo = 0.0 if lower is None else lower
+        hi = np.inf if top is None else top
+        bad = (arr < lo) | (arr > hi)
+        if np.any(bad):
+            raise ValueError(
+                f"{name} must lie in [{lo:g}, {hi:g}] (the domain where this function is accurate), "
+                f"got {_first_bad(arr, bad)!r}"
+            )
+    return arr
 
 
-def check_int(value, name, *, minimum):
-    """Check that *value* holds whole numbers >= *minimum*; return a float array."""
+def check_int(value, name, *, minimum, maximum=COUNT_MAX):
+    """Check that *value* holds whole numbers in [*minimum*, *maximum*]; return a float array."""
     arr = as_float_array(value, name)
-    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum) | (arr > maximum)
     if np.any(bad):
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {_first_bad(arr, bad)!r}")
+        raise ValueError(
+            f"{name} must be a whole number >= {minimum} and <= {maximum:g}, got {_first_bad(arr, bad)!r}"
+        )
     return arr
 
 
@@ -96,9 +152,9 @@ def check_n_p(n, p, *, n_name="n", p_name="p", margin=0):
     """Check p >= 1 and n > p + margin (whole numbers); return float arrays."""
     p_arr = check_int(p, p_name, minimum=1)
     n_arr = check_int(n, n_name, minimum=2)
-    bad = ~(n_arr > p_arr + margin)
+    nb, pb = broadcast_named(**{n_name: n_arr, p_name: p_arr})
+    bad = ~(nb > pb + margin)
     if np.any(bad):
-        nb, pb = np.broadcast_arrays(n_arr, p_arr)
         i = np.argmax(np.broadcast_to(bad, nb.shape))
         extra = f" + {margin}" if margin else ""
         raise ValueError(
@@ -131,9 +187,10 @@ def check_matrix(X, name="X"):
 
     The message names the first non-finite entry by row and column.
     """
+    _refuse_complex(X, name)
     try:
         arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")

@@ -29,8 +29,17 @@ import numpy as np
 from scipy import stats
 
 from . import mechanisms
-from ._validate import as_rng, check_delta, check_eps, check_int, check_n_p, check_sigma, scalar_or_array
-from .exact import _worst_log_delta, _worst_pair, _worst_sigma
+from ._validate import (
+    as_rng,
+    broadcast_named,
+    check_delta,
+    check_eps,
+    check_int,
+    check_n_p,
+    check_sigma,
+    scalar_or_array,
+)
+from .exact import EPS_NCX2, N_MAX, SIGMA_NCX2_MAX, _worst_log_delta, _worst_pair, _worst_sigma
 
 __all__ = [
     "STATISTICS",
@@ -56,8 +65,12 @@ def _stat_params(statistic, n, p):
 
 
 def _check(eps, n, p):
-    eps = check_eps(eps)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
     n, p = check_n_p(n, p)
+    bad = n * p > N_MAX
+    if np.any(bad):
+        raise ValueError(f"n * p must be <= {N_MAX:g} (the domain of the noncentral chi-square curves), "
+                         f"got n={np.broadcast_to(n, bad.shape)[bad].flat[0]:g}, p={np.broadcast_to(p, bad.shape)[bad].flat[0]:g}")
     return eps, n, p
 
 
@@ -71,7 +84,7 @@ def statistic_worst_pair(eps, sigma, n, p, statistic="projection"):
         ``"projection"``, of X for ``"frobenius"``) under X and X'.
     """
     eps, n, p = _check(eps, n, p)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     if any(np.ndim(v) for v in (eps, sigma, n, p)):
         raise ValueError("statistic_worst_pair takes scalar eps, sigma, n and p")
     df, rows, bound = _stat_params(statistic, float(n), float(p))
@@ -99,9 +112,12 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
         equation ``eq-setting-b``), by post-processing.
     """
     eps, n, p = _check(eps, n, p)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
+    eps, sigma, n, p = broadcast_named(eps=eps, sigma=sigma, n=n, p=p)
     df, rows, bound = _stat_params(statistic, n, p)
-    return scalar_or_array(_worst_log_delta(eps, sigma, df, rows, bound))
+    out = _worst_log_delta(eps, sigma, df, rows, bound)
+    # a lower bound: where scipy failed (NaN), log delta >= -inf holds trivially
+    return scalar_or_array(np.where(np.isnan(out), -np.inf, out))
 
 
 def statistic_delta(eps, sigma, n, p, statistic="projection"):
@@ -145,6 +161,7 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     """
     eps, n, p = _check(eps, n, p)
     delta = check_delta(delta)
+    eps, delta, n, p = broadcast_named(eps=eps, delta=delta, n=n, p=p)
     if statistic == "best":
         return scalar_or_array(
             np.maximum(

@@ -11,6 +11,22 @@ Every function behaves like a ufunc: arguments broadcast, a scalar call returns
 a Python float.  Privacy curves are evaluated in log space so that tiny deltas
 keep their relative accuracy and large eps does not overflow ``exp(eps)``.
 
+Domain and accuracy (the rule of the package).  Each function states its
+domain; inside it the result is finite (deltas may underflow to 0 only where
+the docstring says so) and, for the Gaussian curves, accurate to about 1e-12
+relative (root finding to 4 ulp); outside it a ``ValueError`` names the
+argument and the range (``TypeError`` for complex input), including
+arguments that do not broadcast together.  Safe sides: a delta of a mechanism
+(``masked_p1_delta``, ``analytic_gaussian_delta``) may only err upward, and
+a sufficient sigma likewise; as sigma -> 0 delta -> 1 for every fixed eps.
+For the noncentral chi-square curves (Setting B, p = 1): eps in
+[1e-6, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
+worst-pair search takes many seconds and scipy's noncentral chi-square loses
+accuracy).  Where the two laws are separated to double precision (tiny sigma)
+delta is returned as exactly 1 from a rigorous lower bound, and where delta is
+below 1e-300 with no threshold in floating range the mechanism functions
+return the bound 1e-300 (never 0).
+
 References
 ----------
 B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
@@ -26,7 +42,7 @@ from scipy import special, stats
 from scipy.optimize import elementwise
 
 from . import gq
-from ._validate import check_delta, check_eps, check_int, check_sigma, scalar_or_array
+from ._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
 
 __all__ = [
     "classical_gaussian_sigma",
@@ -47,6 +63,18 @@ _SQRT_PI = np.sqrt(np.pi)
 # 16-point Gauss-Legendre rule on [-1, 1], for the difference of two erfcx values.
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 _TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
+
+#: Largest n (rows, or degrees of freedom) of the noncentral chi-square curves.
+N_MAX = 10**6
+#: Domain of eps for the noncentral chi-square curves (Setting B, p = 1, and the audits).
+EPS_NCX2 = (1e-6, 100.0)
+#: Domain of eps and sigma for the Gaussian curves (Setting A).
+EPS_GAUSS = (1e-100, 1e100)
+#: Largest sigma of the noncentral chi-square curves (sigma^2 must not overflow).
+SIGMA_NCX2_MAX = 1e100
+SIGMA_GAUSS = (1e-100, 1e100)
+#: log of the bound reported by a mechanism's delta where it lies below 1e-300.
+LOG_DELTA_FLOOR = float(np.log(1e-300))
 
 
 # --------------------------------------------------------------------------- classical
@@ -73,8 +101,10 @@ def classical_gaussian_sigma(eps, delta):
     >>> round(classical_gaussian_sigma(0.1, 1e-5), 3)
     48.448
     """
-    eps = check_eps(eps, upper=1.0, hypothesis=" (the classical Gaussian mechanism is proved for eps < 1 only)")
+    eps = check_eps(eps, upper=1.0, hypothesis=" (the classical Gaussian mechanism is proved for eps < 1 only)",
+                    lower=EPS_GAUSS[0])
     delta = check_delta(delta)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(np.sqrt(2.0 * np.log(1.25 / delta)) / eps)
 
 
@@ -150,8 +180,9 @@ def analytic_gaussian_log_delta(eps, sigma):
     -------
     float or ndarray
     """
-    eps = check_eps(eps)
-    sigma = check_sigma(sigma)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
+    sigma = check_sigma(sigma, lower=SIGMA_GAUSS[0], top=SIGMA_GAUSS[1])
+    eps, sigma = broadcast_named(eps=eps, sigma=sigma)
     return scalar_or_array(_gauss_log_delta(eps, sigma))
 
 
@@ -255,8 +286,9 @@ def analytic_gaussian_sigma(eps, delta):
     >>> round(analytic_gaussian_sigma(1.0, 1e-5), 4)
     3.7306
     """
-    eps = check_eps(eps)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     delta = check_delta(delta)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(_solve_gauss_sigma(eps, delta))
 
 
@@ -291,8 +323,9 @@ def setting_a_criterion_delta(eps, sigma):
     >>> round(setting_a_criterion_delta(1.0, 1.0), 6)
     0.308538
     """
-    eps = check_eps(eps)
-    sigma = check_sigma(sigma)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
+    sigma = check_sigma(sigma, lower=SIGMA_GAUSS[0], top=SIGMA_GAUSS[1])
+    eps, sigma = broadcast_named(eps=eps, sigma=sigma)
     return scalar_or_array(special.ndtr(0.5 / sigma - eps * sigma))
 
 
@@ -327,8 +360,9 @@ def setting_a_criterion_sigma(eps, delta):
     >>> round(setting_a_criterion_sigma(0.1, 0.01), 4)
     23.4765
     """
-    eps = check_eps(eps)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     delta = check_delta(delta)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(_criterion_sigma(eps, delta))
 
 
@@ -344,9 +378,12 @@ def _log0f1(b, z):
     """
     q = 2.0 * np.asarray(b, float) - 1.0
     t = 2.0 * np.sqrt(np.asarray(z, float))
-    # G_q(0) = B(1/2, q/2)
-    log_g0 = special.gammaln(0.5) + special.gammaln(0.5 * q) - special.gammaln(0.5 * (q + 1.0))
-    return np.asarray(gq.log_G(q, t)) - log_g0
+    q, t = np.broadcast_arrays(q, t)
+    # G_q(0) = B(1/2, q/2); the private array routine: q and t are internal here
+    # (q = df - 1 <= N_MAX, t finite below 1e300), so no argument of ours is named "t".
+    log_g0 = gq._log_beta_half(0.5 * q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return gq._log_g_array(np.array(q, float), np.array(np.minimum(t, gq.T_MAX), float)) - log_g0
 
 
 def _ncx2_log_ratio(t, df, lam_p, lam_q):
@@ -359,12 +396,21 @@ def _ncx2_log_ratio(t, df, lam_p, lam_q):
     return -0.5 * (lam_p - lam_q) + _log0f1(b, 0.25 * lam_p * t) - _log0f1(b, 0.25 * lam_q * t)
 
 
+def _quiet(fn, *args):
+    """Call a scipy distribution function without its boost RuntimeWarnings (NaN is checked by callers)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*args)
+
+
 def _ncx2_logsf(c, df, lam):
-    return np.where(lam > 0, stats.ncx2.logsf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
+    return np.where(lam > 0, _quiet(stats.ncx2.logsf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
 
 
 def _ncx2_logcdf(c, df, lam):
-    return np.where(lam > 0, stats.ncx2.logcdf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
+    return np.where(lam > 0, _quiet(stats.ncx2.logcdf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
 
 
 def _log_diff(log_x, log_y):
@@ -452,17 +498,36 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
     :math:`\delta = P(T > c) - e^\varepsilon Q(T > c)` (or with ``<`` when
     :math:`\lambda_P < \lambda_Q`), from ``scipy.stats.ncx2`` in log space.
     """
-    eps = check_eps(eps)
-    df = check_int(df, "df", minimum=2)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
+    df = check_int(df, "df", minimum=2, maximum=N_MAX)
+    lams = {}
     for name, lam in (("lam_p", lam_p), ("lam_q", lam_q)):
-        arr = np.asarray(lam, float)
-        if np.any(~np.isfinite(arr) | (arr < 0)):
-            raise ValueError(f"{name} must be finite and >= 0, got {lam!r}")
-    return scalar_or_array(_hs_log_delta(eps, df, np.asarray(lam_p, float), np.asarray(lam_q, float)))
+        arr = as_float_array(lam, name)
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr > LAM_MAX)
+        if np.any(bad):
+            raise ValueError(f"{name} must be finite, >= 0 and <= {LAM_MAX:g}, got {arr[bad].flat[0]!r}")
+        lams[name] = arr
+    eps, df, lp, lq = broadcast_named(eps=eps, df=df, **lams)
+    # separated laws: delta = 1 to double precision by the rigorous bound of _log_gap_upper,
+    # applied to the pair in its own scale (sigma = 1, bound = sqrt(lam) of the larger law)
+    hi, lo = np.maximum(lp, lq), np.minimum(lp, lq)
+    sp, sq = np.sqrt(hi), np.sqrt(lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(sp > sq, sp - sq, 1.0)
+        gap = np.where(sp > sq, _log_gap_upper(eps, 1.0 / d, df, sp / d), np.inf)
+    sep = (gap < _LOG_HALF_ULP) & (lp > lq)
+    out = np.zeros(eps.shape)
+    rest = ~sep
+    if np.any(rest):
+        out[rest] = _hs_log_delta(eps[rest], df[rest], lp[rest], lq[rest])
+    return scalar_or_array(out)
 
 
 # --------------------------------------------------------------------------- worst neighbours
 
+
+#: Largest noncentrality accepted by ncx2_hockey_stick_log_delta.
+LAM_MAX = 1e12
 
 _S_FRACTIONS = np.array([0.0, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 1.0])
 _LOG_FLOOR = -1.0e5  # stands in for log(0) inside root finders, far below any target
@@ -522,12 +587,69 @@ def _refine(eps, sigma, df, n_rows, bound, r0, s0, swap, start):
     return start
 
 
+def _log_gap_upper(eps, sigma, df, bound):
+    """log of an upper bound on 1 - delta for the corner pair, rigorous and overflow-free.
+
+    For the pair a = bound^2, b = (bound - 1)^2 (squared norms) at noise sigma,
+    with sqrt-noncentralities s_p = bound/sigma > s_q = (bound - 1)/sigma and any
+    threshold c with s_q <= sqrt(c) <= s_p: under P, T <= c forces the coordinate
+    along the mean below sqrt(c) - s_p, so P(T <= c) <= Phi(sqrt(c) - s_p); under
+    Q, T > c forces ||Z|| > sqrt(c) - s_q, so Q(T > c) <= P(chi2_df > (sqrt(c) - s_q)^2).
+    Hence delta >= 1 - Phi(sqrt(c) - s_p) - e^eps P(chi2_df > (sqrt(c) - s_q)^2).
+    """
+    sp = bound / sigma
+    sq = np.maximum(bound - 1.0, 0.0) / sigma
+    best = np.full(np.shape(sp), np.inf)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for frac in (0.2, 0.35, 0.5, 0.65, 0.8, 0.9):
+            sc = sq + frac * (sp - sq)
+            miss_p = special.log_ndtr(sc - sp)
+            over_q = eps + stats.chi2.logsf(np.square(sc - sq), df)
+            best = np.minimum(best, np.logaddexp(miss_p, np.where(np.isnan(over_q), np.inf, over_q)))
+        # Birge's tail bounds for noncentral chi-square (Lemma 8.1 of birge2001alternative):
+        # P[T >= k + l + 2 sqrt((k + 2l) x) + 2x] <= e^-x and P[T <= k + l - 2 sqrt((k + 2l) x)] <= e^-x,
+        # tighter than the above when df is large.
+        k = df
+        lp, lq = sp * sp, sq * sq
+        vp, vq = np.sqrt(k + 2.0 * lp), np.sqrt(k + 2.0 * lq)
+        for frac in (0.3, 0.5, 0.7, 0.85):
+            c = k + lq + frac * (lp - lq)
+            x_p = np.where(c < k + lp, ((k + lp - c) / (2.0 * vp)) ** 2, 0.0)
+            u = c - k - lq
+            root = (np.sqrt(vq * vq + 2.0 * u) - vq) / 2.0
+            x_q = np.where(u > 0, root * root, 0.0)
+            cand = np.logaddexp(-x_p, eps - x_q)
+            best = np.minimum(best, np.where(np.isnan(cand), np.inf, cand))
+    return best
+
+
+#: Where the rigorous lower bound puts 1 - delta below this, delta is 1 in double precision.
+_LOG_HALF_ULP = np.log(2.0**-54)
+
+
 def _worst_pairs(eps, sigma, df, n_rows, bound):
     """Worst (log delta, a, b) for many points: the grid, then local refinement
-    wherever the best grid point is not the corner r = bound, s = 0."""
+    wherever the best grid point is not the corner r = bound, s = 0.
+
+    Points where the corner pair alone already has delta = 1 to double
+    precision (tiny sigma: the two laws are separated) are answered by that
+    rigorous bound (:func:`_log_gap_upper`) without the numerical search,
+    which would overflow there: log delta = 0 exactly, the truth lying within
+    2**-54 of it.
+    """
     eps, sigma, df, n_rows, bound = (
         np.asarray(v, float).ravel() for v in np.broadcast_arrays(eps, sigma, df, n_rows, bound)
     )
+    sep = _log_gap_upper(eps, sigma, df, bound) < _LOG_HALF_ULP
+    if np.any(sep):
+        best_v = np.zeros(eps.shape)
+        best_a = bound**2
+        best_b = np.maximum(bound - 1.0, 0.0) ** 2
+        rest = ~sep
+        if np.any(rest):
+            v, aa, bb = _worst_pairs(eps[rest], sigma[rest], df[rest], n_rows[rest], bound[rest])
+            best_v[rest], best_a[rest], best_b[rest] = v, aa, bb
+        return best_v, best_a, best_b
     vals, a, b, r, s = _grid_log_delta(eps, sigma, df, n_rows, bound)
     i = np.argmax(vals, axis=1)
     rows = np.arange(eps.size)
@@ -605,9 +727,14 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
 
 
 def _check_p1(eps, n):
-    eps = check_eps(eps)
-    n = check_int(n, "n", minimum=2)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
+    n = check_int(n, "n", minimum=2, maximum=N_MAX)
     return eps, n
+
+
+def _upper_side(log_delta):
+    """A mechanism's log delta errs upward: -inf (delta below 1e-300, no threshold in range) -> log 1e-300."""
+    return np.where(np.isneginf(log_delta), LOG_DELTA_FLOOR, log_delta)
 
 
 def masked_p1_worst_pair(eps, sigma, n):
@@ -630,17 +757,23 @@ def masked_p1_worst_pair(eps, sigma, n):
         distribution is that of X, the comparison law that of X').
     """
     eps, n = _check_p1(eps, n)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     if eps.ndim or n.ndim or np.ndim(sigma):
         raise ValueError("masked_p1_worst_pair takes scalar eps, sigma and n")
-    return _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+    v, a, b = _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+    return float(_upper_side(v)), a, b
 
 
 def masked_p1_log_delta(eps, sigma, n):
     r"""log of :func:`masked_p1_delta` (finite far below 1e-308)."""
     eps, n = _check_p1(eps, n)
-    sigma = check_sigma(sigma)
-    return scalar_or_array(_worst_log_delta(eps, sigma, n, n, 1.0))
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
+    eps, sigma, n = broadcast_named(eps=eps, sigma=sigma, n=n)
+    out = _upper_side(_worst_log_delta(eps, sigma, n, n, 1.0))
+    if np.any(np.isnan(out)):
+        raise ValueError("masked_p1_log_delta: scipy's noncentral chi-square failed at these (eps, sigma, n); "
+                         "no bound on delta can be given there (try n <= 1e5)")
+    return scalar_or_array(out)
 
 
 def masked_p1_delta(eps, sigma, n):
@@ -714,4 +847,5 @@ def masked_p1_sigma(eps, delta, n):
     """
     eps, n = _check_p1(eps, n)
     delta = check_delta(delta)
+    eps, delta, n = broadcast_named(eps=eps, delta=delta, n=n)
     return scalar_or_array(_worst_sigma(eps, delta, n, n, 1.0))
