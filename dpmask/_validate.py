@@ -18,6 +18,8 @@ whole number exactly.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = [
@@ -42,18 +44,30 @@ COUNT_MAX = 2**53
 
 
 def _refuse_complex(value, name):
-    if isinstance(value, complex) or np.iscomplexobj(value):
+    try:
+        is_complex = isinstance(value, complex) or np.iscomplexobj(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting: numpy cannot even look at it
+        raise ValueError(f"{name} must be a real number or a regular (non-ragged) array of real numbers") from exc
+    if is_complex:
         raise TypeError(f"{name} must be real, got a complex value (dropping the imaginary part is not done silently)")
 
 
 def as_float_array(value, name):
     """Convert *value* to a float64 array; refuse complex and non-numeric input."""
     _refuse_complex(value, name)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {value!r}") from exc
-    return arr
+    return _to_float(value, name, f"{name} must be a real number or an array of real numbers, got {value!r}")
+
+
+def _to_float(value, name, message):
+    """np.asarray(value, float), but a complex entry inside a list is a TypeError, not a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        try:
+            return np.asarray(value, dtype=float)
+        except np.exceptions.ComplexWarning as exc:
+            raise TypeError(f"{name} must be real, got a complex entry") from exc
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(message) from exc
 
 
 def broadcast_named(**arrays):
@@ -70,6 +84,18 @@ def _first_bad(arr, bad):
     return float(np.broadcast_to(np.asarray(arr), np.shape(bad))[np.asarray(bad)].flat[0])
 
 
+def _check_range(arr, name, lower, top):
+    lo = 0.0 if lower is None else lower
+    hi = np.inf if top is None else top
+    bad = (arr < lo) | (arr > hi)
+    if np.any(bad):
+        left = "(0" if lower is None else f"[{lo:g}"
+        raise ValueError(
+            f"{name} must lie in {left}, {hi:g}] (the domain where this function is accurate), "
+            f"got {_first_bad(arr, bad)!r}"
+        )
+
+
 def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=None):
     """Check 0 < eps < inf (and eps < *upper* when a theorem requires it).
 
@@ -81,14 +107,7 @@ def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=Non
     if np.any(bad):
         raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, bad)!r}")
     if lower is not None or top is not None:
-        lo = 0.0 if lower is None else lower
-        hi = np.inf if top is None else top
-        bad = (arr < lo) | (arr > hi)
-        if np.any(bad):
-            raise ValueError(
-                f"{name} must lie in [{lo:g}, {hi:g}] (the domain where this function is accurate), "
-                f"got {_first_bad(arr, bad)!r}"
-            )
+        _check_range(arr, name, lower, top)
     if upper is not None:
         bad = arr >= upper
         if np.any(bad):
@@ -126,14 +145,7 @@ def check_sigma(sigma, name="sigma", *, lower=None, top=None):
     """Check the noise standard deviation: 0 < sigma < inf (and in [lower, top] if given)."""
     arr = check_positive(sigma, name)
     if lower is not None or top is not None:
-        lo = 0.0 if lower is None else lower
-        hi = np.inf if top is None else top
-        bad = (arr < lo) | (arr > hi)
-        if np.any(bad):
-            raise ValueError(
-                f"{name} must lie in [{lo:g}, {hi:g}] (the domain where this function is accurate), "
-                f"got {_first_bad(arr, bad)!r}"
-            )
+        _check_range(arr, name, lower, top)
     return arr
 
 
@@ -188,10 +200,7 @@ def check_matrix(X, name="X"):
     The message names the first non-finite entry by row and column.
     """
     _refuse_complex(X, name)
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
+    arr = _to_float(X, name, f"{name} must be a 2-D array of real numbers")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
     if arr.shape[0] < 1 or arr.shape[1] < 1:

@@ -7,7 +7,7 @@ like a ufunc: arguments broadcast, a scalar call returns a Python float.
 
 Domain and accuracy (the rule of the package).  Every function accepts
 eps in [1e-100, 1e100] (and eps < 1 where a theorem assumes it), delta in
-(0, 1) (less where a theorem assumes it), whole numbers n, p with
+(0, 1) (less where a theorem assumes it; in [1e-300, 1 - 1e-8] for Theorem 3.4), whole numbers n, p with
 n > p >= 1 and n <= 2**53, and, for :func:`g_b`, sigma in [1e-100, 1e100];
 inside this domain the result is finite.  Outside it a ``ValueError`` names
 the argument and the range (a ``TypeError`` for complex input); arguments
@@ -19,7 +19,9 @@ quantile :math:`\gamma_{\delta;k,\lambda}` comes from ``scipy.stats.ncx2``
 :func:`g_b`) from Birge's upper bound on the noncentral chi-square tail,
 :math:`\gamma_{\delta;k,\lambda} \le k + \lambda + 2\sqrt{(k+2\lambda)x} + 2x`
 with :math:`x = \ln(1/\delta)` :cite:p:`birge2001alternative` (Lemma 8.1).
-That bound only raises g, so the root stays sufficient: it approaches the
+Where rounding leaves g a hair above 0 at the closed-form upper end of the
+bracket (tiny eps), that end is returned.  The root solves g = 0 to 4 ulp;
+the quantile bound only raises g, so the root stays sufficient: it approaches the
 large-n limit :math:`\sigma_0^2 \to (3\sqrt p + 1)/\varepsilon` from above
 and exceeds the exact root by less than 1e-4 relative where it is used
 (measured at the switch, n - p = 1e9).
@@ -65,6 +67,11 @@ _COR35 = " (Corollary 3.5 assumes eps < 1)"
 #: Numerical domain of eps and sigma (see the module docstring).
 EPS_RANGE = (1e-100, 1e100)
 SIGMA_RANGE = (1e-100, 1e100)
+#: Largest delta for Theorem 3.4: nearer 1 scipy's lower quantile of the noncentral
+#: chi-square loses its accuracy (the theorem is vacuous there anyway).
+DELTA_B_MAX = 1.0 - 1e-8
+DELTA_B_MIN = 1e-300
+_NEAR_ONE = " (nearer 1 the noncentral chi-square quantile is not accurate)"
 #: Where scipy's noncentral chi-square quantile is used (fast and accurate there).
 _SCIPY_DF_MAX = 2e9
 _SCIPY_NC_MAX = 1e6
@@ -72,6 +79,16 @@ _SCIPY_NC_MAX = 1e6
 
 def _eps(eps, **kw):
     return check_eps(eps, lower=EPS_RANGE[0], top=EPS_RANGE[1], **kw)
+
+
+def _delta_b(delta):
+    """delta for Theorem 3.4: in [1e-300, 1 - 1e-8] (scipy's quantile overflows on subnormal delta)."""
+    arr = check_delta(delta, upper=DELTA_B_MAX, hypothesis=_NEAR_ONE)
+    bad = arr < DELTA_B_MIN
+    if np.any(bad):
+        raise ValueError(f"delta must be >= {DELTA_B_MIN:g} for Theorem 3.4 (the quantile overflows below), "
+                         f"got {arr[bad].flat[0]!r}")
+    return arr
 
 
 def _ncx2_isf_upper(delta, df, nc):
@@ -234,7 +251,7 @@ def _g_b_raw(sigma, eps, delta, n, p, corrected=False):
 
 def _check_b_args(eps, delta, n, p, corrected):
     eps = _eps(eps)
-    delta = check_delta(delta)
+    delta = _delta_b(delta)
     n, p = check_n_p(n, p, margin=1 if corrected else 0)
     eps, delta, n, p = broadcast_named(eps=eps, delta=delta, n=n, p=p)
     return eps, delta, n, p
@@ -255,11 +272,11 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
     Parameters
     ----------
     sigma : array_like
-        Noise standard deviation, > 0.
+        Noise standard deviation, in [1e-100, 1e100].
     eps, delta : array_like
-        Privacy parameters, eps > 0, 0 < delta < 1.
+        Privacy parameters, eps in [1e-100, 1e100], delta in [1e-300, 1 - 1e-8).
     n, p : array_like
-        Rows and columns of the data, whole numbers with n > p >= 1.
+        Rows and columns of the data, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
         If true, replace the factor 2(n - p) in the denominator by
         2(n - p - 1).  The proof's inner integral is :math:`G_{n-p-1}`, not
@@ -304,8 +321,11 @@ def _solve_sigma_b(eps, delta, n, p, corrected):
         args=(eps, delta, p, df, c),
         tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
     )
-    s = np.where(s_hi <= s_lo, s_lo, res.x)
-    if not np.all(np.isfinite(s)) or np.any((res.status < 0) & (s_hi > s_lo)):
+    # g(s_hi) <= 0 in exact arithmetic; where rounding leaves it a hair above 0 (tiny eps:
+    # the quantile term no longer moves), s_hi itself is the answer, on the sufficient side.
+    flat = h(s_hi, eps, delta, p, df, c) >= 0
+    s = np.where(s_hi <= s_lo, s_lo, np.where(flat, s_hi, res.x))
+    if not np.all(np.isfinite(s)) or np.any((res.status < 0) & (s_hi > s_lo) & ~flat):
         raise RuntimeError("sigma_b: root finding did not converge; please report the arguments")
     return np.sqrt(s)
 
@@ -316,11 +336,11 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0 (Theorem 3.4 needs no upper limit).
+        Privacy parameter, in [1e-100, 1e100] (Theorem 3.4 needs no upper limit).
     delta : array_like
-        Privacy parameter, 0 < delta < 1.
+        Privacy parameter, in [1e-300, 1 - 1e-8).
     n, p : array_like
-        Rows and columns, whole numbers with n > p >= 1.
+        Rows and columns, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
         Use 2(n - p - 1) in place of 2(n - p), the conservative variant
         discussed in :func:`g_b`.
@@ -328,7 +348,9 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     Returns
     -------
     float or ndarray
-        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`.
+        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`, to 4 ulp,
+        never below it (see the module docstring for n - p > 1e9, where an
+        upper bound on the quantile keeps it sufficient, within 1e-4).
 
     Notes
     -----
@@ -391,9 +413,10 @@ def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
     Parameters
     ----------
     eps, delta : float
-        Privacy parameters, eps > 0, 0 < delta < 1.
+        Privacy parameters, as for :func:`sigma_b`.
     block_sizes : sequence of int
-        Sizes of the diagonal blocks; each must be larger than p.
+        Sizes of the diagonal blocks, whole numbers <= 2**53; each must be
+        larger than p.
     p : int
         Number of columns.
     corrected : bool
@@ -437,7 +460,7 @@ def sufficient_sigma(eps, delta, n, p, setting="B"):
     if setting not in ("A", "B", "C"):
         raise ValueError(f"setting must be 'A', 'B' or 'C', got {setting!r}")
     eps_arr = _eps(eps)
-    delta_arr = check_delta(delta)
+    delta_arr = _delta_b(delta)
     n_arr, p_arr = check_n_p(n, p)
     if setting == "A":
         sigma_a_sufficient(eps_arr, delta_arr)  # raises outside Theorem 3.2's hypotheses

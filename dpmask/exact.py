@@ -20,7 +20,7 @@ arguments that do not broadcast together.  Safe sides: a delta of a mechanism
 (``masked_p1_delta``, ``analytic_gaussian_delta``) may only err upward, and
 a sufficient sigma likewise; as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
-[1e-6, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
+[1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
 worst-pair search takes many seconds and scipy's noncentral chi-square loses
 accuracy).  Where the two laws are separated to double precision (tiny sigma)
 delta is returned as exactly 1 from a rigorous lower bound, and where delta is
@@ -67,9 +67,16 @@ _TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
 #: Largest n (rows, or degrees of freedom) of the noncentral chi-square curves.
 N_MAX = 10**6
 #: Domain of eps for the noncentral chi-square curves (Setting B, p = 1, and the audits).
-EPS_NCX2 = (1e-6, 100.0)
+EPS_NCX2 = (1e-4, 100.0)
 #: Domain of eps and sigma for the Gaussian curves (Setting A).
-EPS_GAUSS = (1e-100, 1e100)
+EPS_GAUSS = (1e-100, 1e4)
+#: Smallest delta the noncentral chi-square sigma solvers accept: their threshold search
+#: treats tails below 1e-300 as 0, which must stay far below the target.
+DELTA_NCX2_MIN = 1e-250
+#: Largest delta the sigma solvers accept: nearer 1, 1 - delta is within a few ulp of
+#: rounding and delta(sigma) is too flat in floating point to invert.
+DELTA_SOLVE_MAX = 1.0 - 1e-12
+_NEAR_ONE = " (nearer 1 the target is lost to rounding)"
 #: Largest sigma of the noncentral chi-square curves (sigma^2 must not overflow).
 SIGMA_NCX2_MAX = 1e100
 SIGMA_GAUSS = (1e-100, 1e100)
@@ -88,7 +95,7 @@ def classical_gaussian_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1 (the theorem is proved only there).
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem is proved only below 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1.
 
@@ -105,10 +112,34 @@ def classical_gaussian_sigma(eps, delta):
                     lower=EPS_GAUSS[0])
     delta = check_delta(delta)
     eps, delta = broadcast_named(eps=eps, delta=delta)
-    return scalar_or_array(np.sqrt(2.0 * np.log(1.25 / delta)) / eps)
+    return scalar_or_array(np.sqrt(2.0 * (np.log(1.25) - np.log(delta))) / eps)
 
 
 # --------------------------------------------------------------------------- analytic Gaussian
+
+
+def _erfcx_slope(x):
+    """-erfcx'(x) = 2/sqrt(pi) - 2 x erfcx(x) for x >= 0, without cancellation at large x.
+
+    For x >= 15 the asymptotic series (DLMF 7.12.1)
+    (2/sqrt(pi)) sum_{k>=1} (-1)^(k+1) (2k-1)!! / (2x^2)^k, twelve terms, whose
+    first omitted term is below 1e-19 relative there; below 15 the direct form,
+    which loses fewer than log10(2 x^2) < 2.7 digits to cancellation (about
+    1e-13 relative, measured against mpmath).
+    """
+    x = np.asarray(x, float)
+    big = x >= 15.0
+    out = 2.0 / _SQRT_PI - 2.0 * x * special.erfcx(x)
+    if np.any(big):
+        y = 1.0 / (2.0 * x[big] ** 2)
+        term = np.ones_like(y)
+        total = np.zeros_like(y)
+        for k in range(1, 13):
+            term = term * (2 * k - 1) * y * (1.0 if k == 1 else -1.0)
+            total = total + term
+        out = np.array(out)
+        out[big] = 2.0 / _SQRT_PI * total
+    return out
 
 
 def _erfcx_difference(lo, width):
@@ -127,7 +158,7 @@ def _erfcx_difference(lo, width):
         # the width is passed, not the upper end: hi - lo would lose digits
         a, half = lo[short][..., None], 0.5 * width[short][..., None]
         x = a + half * (_GL_X + 1.0)
-        integrand = 2.0 / _SQRT_PI - 2.0 * x * special.erfcx(x)
+        integrand = _erfcx_slope(x)
         out = np.array(out, dtype=float)
         out[short] = half[..., 0] * np.sum(_GL_W * integrand, axis=-1)
     return out
@@ -163,6 +194,22 @@ def _gauss_log_delta(eps, sigma):
         y = eps[pos] + special.log_ndtr(a[pos] - 1.0 / sigma[pos])
         with np.errstate(divide="ignore"):
             out[pos] = x + np.log(-np.expm1(np.minimum(y - x, 0.0)))
+    # Large sigma with a >= 0: a and b = a - 1/sigma are close and x, y above nearly
+    # cancel.  There delta = [Phi(a) - Phi(b)] - expm1(eps) Phi(b), the bracket by
+    # 16-point Gauss-Legendre quadrature of the normal density over [b, a] (width
+    # 1/sigma <= 1, analytic integrand: exact to rounding); the subtraction is then
+    # benign because eps <= 1/(2 sigma^2) makes the second term at most 1/(4 sigma^2)
+    # against a first of about 1/(sigma sqrt(2 pi)).
+    close = pos & (sigma >= 1.0) & (a < 5.0)
+    if np.any(close):
+        aa, w = a[close], 1.0 / sigma[close]
+        half = 0.5 * w[..., None]
+        u = aa[..., None] - w[..., None] + half * (_GL_X + 1.0)
+        dens = np.exp(-0.5 * u * u) / np.sqrt(2.0 * np.pi)
+        mass = half[..., 0] * np.sum(_GL_W * dens, axis=-1)
+        val = mass - np.expm1(eps[close]) * special.ndtr(aa - w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[close] = np.where(val > 0, np.log(np.maximum(val, 1e-300)), out[close])
     return out
 
 
@@ -172,13 +219,15 @@ def analytic_gaussian_log_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4].
     sigma : array_like
-        Noise standard deviation (L2 sensitivity 1), sigma > 0.
+        Noise standard deviation (L2 sensitivity 1), in [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
+        Finite, within about 1e-11 relative of 60-digit mpmath (of delta
+        where delta > 1e-300, of log delta below).
     """
     eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     sigma = check_sigma(sigma, lower=SIGMA_GAUSS[0], top=SIGMA_GAUSS[1])
@@ -202,15 +251,16 @@ def analytic_gaussian_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0 (any size: e^eps is never formed).
+        Privacy parameter, in [1e-100, 1e4] (e^eps is never formed; above 1e4
+        the form 1/(2 sigma) - eps sigma cancels catastrophically).
     sigma : array_like
-        Noise standard deviation, sigma > 0.
+        Noise standard deviation, in [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
-        delta in [0, 1]; it underflows to 0 only where it is below 1e-308
-        (use :func:`analytic_gaussian_log_delta` there).
+        delta in [0, 1], within about 1e-11 relative; it underflows to 0 only
+        where it is below 1e-308 (use :func:`analytic_gaussian_log_delta` there).
 
     Notes
     -----
@@ -229,7 +279,10 @@ def analytic_gaussian_delta(eps, sigma):
 
 def _criterion_sigma(eps, delta):
     gamma = stats.norm.isf(delta)
-    return (gamma + np.sqrt(gamma**2 + 2.0 * eps)) / (2.0 * eps)
+    root = np.sqrt(gamma**2 + 2.0 * eps)
+    # the positive root of eps s^2 - gamma s - 1/2, in the form without cancellation:
+    # (gamma + root) / (2 eps) for gamma >= 0, 1 / (root - gamma) for gamma < 0 (delta > 1/2)
+    return np.where(gamma >= 0, (gamma + root) / (2.0 * eps), 1.0 / (root - np.minimum(gamma, 0.0)))
 
 
 def _solve_gauss_sigma(eps, delta):
@@ -267,13 +320,15 @@ def analytic_gaussian_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4].
     delta : array_like
-        Privacy parameter, 0 < delta < 1.
+        Privacy parameter, 0 < delta < 1 - 1e-12 (nearer 1 the target is lost
+        to rounding).
 
     Returns
     -------
     float or ndarray
+        Solved to 4 ulp in log sigma.
 
     Notes
     -----
@@ -287,7 +342,7 @@ def analytic_gaussian_sigma(eps, delta):
     3.7306
     """
     eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
-    delta = check_delta(delta)
+    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
     eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(_solve_gauss_sigma(eps, delta))
 
@@ -310,13 +365,14 @@ def setting_a_criterion_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-100, 1e4].
     sigma : array_like
-        sigma > 0.
+        In [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
+        In [0, 1], to the accuracy of ``scipy.special.ndtr``.
 
     Examples
     --------
@@ -347,13 +403,15 @@ def setting_a_criterion_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-100, 1e4].
     delta : array_like
         0 < delta < 1.
 
     Returns
     -------
     float or ndarray
+        The root in the form without cancellation (the rationalised one when
+        delta > 1/2), to a few ulp.
 
     Examples
     --------
@@ -479,16 +537,18 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     df : array_like
-        Degrees of freedom, whole number >= 2.
+        Degrees of freedom, whole number in [2, 1e6].
     lam_p, lam_q : array_like
-        Noncentralities, >= 0.
+        Noncentralities, in [0, 1e12].
 
     Returns
     -------
     float or ndarray
-        log delta (``-inf`` where delta = 0).
+        log delta (``-inf`` where delta = 0 or lies below about 1e-300 with
+        the threshold beyond floating range); exactly 0 where a rigorous
+        bound shows delta within 2**-54 of 1 (separated laws).
 
     Notes
     -----
@@ -597,10 +657,10 @@ def _log_gap_upper(eps, sigma, df, bound):
     Q, T > c forces ||Z|| > sqrt(c) - s_q, so Q(T > c) <= P(chi2_df > (sqrt(c) - s_q)^2).
     Hence delta >= 1 - Phi(sqrt(c) - s_p) - e^eps P(chi2_df > (sqrt(c) - s_q)^2).
     """
-    sp = bound / sigma
-    sq = np.maximum(bound - 1.0, 0.0) / sigma
-    best = np.full(np.shape(sp), np.inf)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sp = bound / sigma  # may be inf for sigma near 5e-324: the bounds below then give 1 - delta <= 0
+        sq = np.maximum(bound - 1.0, 0.0) / sigma
+        best = np.full(np.shape(sp), np.inf)
         for frac in (0.2, 0.35, 0.5, 0.65, 0.8, 0.9):
             sc = sq + frac * (sp - sq)
             miss_p = special.log_ndtr(sc - sp)
@@ -640,7 +700,9 @@ def _worst_pairs(eps, sigma, df, n_rows, bound):
     eps, sigma, df, n_rows, bound = (
         np.asarray(v, float).ravel() for v in np.broadcast_arrays(eps, sigma, df, n_rows, bound)
     )
-    sep = _log_gap_upper(eps, sigma, df, bound) < _LOG_HALF_ULP
+    # delta decreases in sigma, so separation at max(sigma, 1e-150) implies it at sigma
+    # (and keeps 1/sigma finite); at 1e-150 every point of the domain is separated.
+    sep = _log_gap_upper(eps, np.maximum(sigma, 1e-150), df, bound) < _LOG_HALF_ULP
     if np.any(sep):
         best_v = np.zeros(eps.shape)
         best_a = bound**2
@@ -695,13 +757,34 @@ def _pair_sigma(eps, log_delta, df, a, b):
     return np.exp(res.x)
 
 
-def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
+#: Relative tolerance on log delta when the worst-pair search checks a solved sigma
+#: (the hockey stick is computed to about 1e-10 relative in log delta at tiny deltas).
+_LOG_RTOL = 1e-8
+
+
+def _to_safe_side(sigma, eps, log_delta, df, a, b, side):
+    """Nudge each sigma until the pair's log delta is on the safe side of the target."""
+    sigma = np.array(sigma, float)
+    sign = 1.0 if side == "upper" else -1.0
+    for k in range(-12, -3):
+        val = np.maximum(_hs_log_delta(eps, df, a / sigma**2, b / sigma**2), _LOG_FLOOR)
+        unsafe = (val > log_delta) if side == "upper" else (val < log_delta)
+        if not np.any(unsafe):
+            return sigma
+        sigma[unsafe] *= 1.0 + sign * 10.0**k
+    return sigma
+
+
+def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
     """Smallest sigma with delta(worst pair) <= delta.
 
     Start from the corner pair (r = bound, s = 0), solve for sigma, look for a
     worse pair at that sigma with the full search, and re-solve for it if one
     exists.  Each round can only raise sigma, and the answer is the largest of
     the per-pair sigmas, so it stops at the supremum over the searched pairs.
+    The result is then moved to its safe side (*side* "upper": a sufficient
+    sigma, with delta(sigma) <= delta as computed; "lower": a lower bound, with
+    delta(sigma) >= delta) by relative steps 1e-12, 1e-11, ... on the worst pair.
     """
     shape = np.broadcast_shapes(*(np.shape(v) for v in (eps, delta, df, n_rows, bound)))
     eps, delta, df, n_rows, bound = (
@@ -713,10 +796,10 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
     sigma = _pair_sigma(eps, log_delta, df, a, b)
     for _ in range(max_rounds):
         v, aa, bb = _worst_pairs(eps, sigma, df, n_rows, bound)
-        worse = v > log_delta + 1e-9
+        worse = v > log_delta + _LOG_RTOL * np.maximum(1.0, np.abs(log_delta))
         a[worse], b[worse] = aa[worse], bb[worse]
         if not np.any(worse):
-            return sigma.reshape(shape)
+            return _to_safe_side(sigma, eps, log_delta, df, a, b, side).reshape(shape)
         sigma[worse] = np.maximum(
             sigma[worse], _pair_sigma(eps[worse], log_delta[worse], df[worse], a[worse], b[worse])
         )
@@ -732,6 +815,16 @@ def _check_p1(eps, n):
     return eps, n
 
 
+def _check_solver_delta(delta):
+    """delta for the noncentral chi-square sigma solvers: in [1e-250, 1 - 1e-12]."""
+    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
+    bad = delta < DELTA_NCX2_MIN
+    if np.any(bad):
+        raise ValueError(f"delta must be >= {DELTA_NCX2_MIN:g} for this solver (its threshold search treats tails "
+                         f"below 1e-300 as 0), got {delta[bad].flat[0]!r}")
+    return delta
+
+
 def _upper_side(log_delta):
     """A mechanism's log delta errs upward: -inf (delta below 1e-300, no threshold in range) -> log 1e-300."""
     return np.where(np.isneginf(log_delta), LOG_DELTA_FLOOR, log_delta)
@@ -743,16 +836,16 @@ def masked_p1_worst_pair(eps, sigma, n):
     Parameters
     ----------
     eps : float
-        eps > 0.
+        In [1e-4, 100].
     sigma : float
-        sigma > 0.
+        In (0, 1e100].
     n : int
-        Rows, n >= 2.
+        Rows, whole number in [2, 1e6].
 
     Returns
     -------
     tuple of float
-        ``(log_delta, a, b)``: the worst :math:`\log\delta` and the squared
+        ``(log_delta, a, b)`` (log_delta as in :func:`masked_p1_log_delta`): the worst :math:`\log\delta` and the squared
         norms :math:`a = \|X\|^2`, :math:`b = \|X'\|^2` of the pair (the
         distribution is that of X, the comparison law that of X').
     """
@@ -765,7 +858,12 @@ def masked_p1_worst_pair(eps, sigma, n):
 
 
 def masked_p1_log_delta(eps, sigma, n):
-    r"""log of :func:`masked_p1_delta` (finite far below 1e-308)."""
+    r"""log of :func:`masked_p1_delta` (finite far below 1e-308).
+
+    Same domain as :func:`masked_p1_delta`; never ``-inf``: where delta lies
+    below 1e-300 with no threshold in floating range it returns log(1e-300),
+    an upper bound (a mechanism's delta errs upward only).
+    """
     eps, n = _check_p1(eps, n)
     sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     eps, sigma, n = broadcast_named(eps=eps, sigma=sigma, n=n)
@@ -789,16 +887,19 @@ def masked_p1_delta(eps, sigma, n):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     sigma : array_like
-        sigma > 0.
+        In (0, 1e100].  As sigma -> 0, delta -> 1: where a rigorous lower
+        bound puts delta within 2**-54 of 1 the answer is exactly 1.0.
     n : array_like
-        Rows, whole number >= 2.
+        Rows, whole number in [2, 1e6] (above, the search takes many seconds).
 
     Returns
     -------
     float or ndarray
-        :math:`\sup_{X \sim X'} \sup_S P_X(S) - e^\varepsilon P_{X'}(S)`.
+        :math:`\sup_{X \sim X'} \sup_S P_X(S) - e^\varepsilon P_{X'}(S)`,
+        in (0, 1]; agrees with an mpmath quadrature of the worst pair to 1e-8
+        relative (tests); never 0: below 1e-300 it reports the bound 1e-300.
 
     Notes
     -----
@@ -830,15 +931,17 @@ def masked_p1_sigma(eps, delta, n):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     delta : array_like
-        0 < delta < 1.
+        In [1e-250, 1 - 1e-12].
     n : array_like
-        Rows, whole number >= 2.
+        Rows, whole number in [2, 1e6].
 
     Returns
     -------
     float or ndarray
+        delta(sigma) matches delta to 1e-8 relative and lies on the safe side
+        (delta(sigma) <= delta as computed).
 
     Examples
     --------
@@ -846,6 +949,6 @@ def masked_p1_sigma(eps, delta, n):
     0.836
     """
     eps, n = _check_p1(eps, n)
-    delta = check_delta(delta)
+    delta = _check_solver_delta(delta)
     eps, delta, n = broadcast_named(eps=eps, delta=delta, n=n)
     return scalar_or_array(_worst_sigma(eps, delta, n, n, 1.0))

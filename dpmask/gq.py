@@ -49,7 +49,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from ._validate import as_float_array, as_rng, broadcast_named, scalar_or_array
+from ._validate import as_float_array, as_rng, broadcast_named, check_int, scalar_or_array
 
 try:  # Perron continued fraction for I_v/I_{v-1}; private, so keep a fallback.
     from scipy.special._ufuncs import _iv_ratio as _scipy_iv_ratio
@@ -79,6 +79,8 @@ Q_MIN = 1.0
 Q_MAX = 1.0e12
 #: Largest t accepted: log G_q(t) <= t + log 2 stays finite up to here.
 T_MAX = 1.0e300
+#: Most draws sample_sphere_coordinate makes in one call (800 MB of float64).
+SAMPLE_MAX = 10**8
 #: Below the Debye order, arguments at or above this use Hankel's expansion for large t
 #: (scipy's ``ive`` returns NaN from about t = 1e10 at small orders).
 _T_HANKEL = 1.0e5
@@ -486,7 +488,8 @@ def dlog_G(q, t):
     -------
     float or ndarray
         :math:`G_q'(t)/G_q(t) = I_{\nu+1}(t)/I_\nu(t)`, :math:`\nu = (q-1)/2`,
-        in :math:`[0, 1)`; zero at t = 0.  Lemma 5.5 says it lies in
+        in :math:`[0, 1)` (it rounds to 1.0 where :math:`1 - G_q'/G_q \approx q/(2t)`
+        is below half an ulp, t above about 1e16 q); zero at t = 0.  Lemma 5.5 says it lies in
         :math:`(0, t/q)` for t > 0.
 
     Notes
@@ -703,7 +706,8 @@ def sample_sphere_coordinate(q, size=None, rng=None):
     q : float
         Dimension of the ambient space, finite and > 1.
     size : int or tuple of ints, optional
-        Output shape; ``None`` gives one Python float.
+        Output shape, at most :data:`SAMPLE_MAX` (1e8) draws; ``None`` gives
+        one Python float.
     rng : numpy.random.Generator or int or None
         Generator or seed.
 
@@ -722,6 +726,15 @@ def sample_sphere_coordinate(q, size=None, rng=None):
     q = _check_q(q, minimum=1.0, strict=True)
     if q.ndim:
         raise ValueError(f"q must be a single number, got an array of shape {q.shape}")
+    if size is not None:
+        shape = (size,) if np.ndim(size) == 0 else tuple(size)
+        try:
+            dims = [int(check_int(d, "size", minimum=0)) for d in shape]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"size must be None, a whole number >= 0 or a tuple of them, got {size!r}") from exc
+        if int(np.prod(dims, dtype=float)) > SAMPLE_MAX:
+            raise ValueError(f"size must ask for at most {SAMPLE_MAX:g} draws, got {size!r}")
+        size = tuple(dims) if np.ndim(size) else dims[0]
     a = 0.5 * (float(q) - 1.0)
     draws = 2.0 * as_rng(rng).beta(a, a, size=size) - 1.0
     return scalar_or_array(draws)
