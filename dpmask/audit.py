@@ -111,7 +111,8 @@ def statistic_worst_pair(eps, sigma, n, p, statistic="projection"):
     if any(np.ndim(v) for v in (eps, sigma, n, p)):
         raise ValueError("statistic_worst_pair takes scalar eps, sigma, n and p")
     df, rows, bound = _stat_params(statistic, float(n), float(p))
-    return _worst_pair(float(eps), float(sigma), df, rows, float(bound))
+    v, a, b = _worst_pair(float(eps), float(sigma), df, rows, float(bound))
+    return (-np.inf if np.isnan(v) else v), a, b  # a lower bound: -inf where scipy failed
 
 
 def statistic_log_delta(eps, sigma, n, p, statistic="projection"):

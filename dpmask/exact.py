@@ -854,6 +854,9 @@ def masked_p1_worst_pair(eps, sigma, n):
     if eps.ndim or n.ndim or np.ndim(sigma):
         raise ValueError("masked_p1_worst_pair takes scalar eps, sigma and n")
     v, a, b = _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+    if np.isnan(v):
+        raise ValueError("masked_p1_worst_pair: scipy's noncentral chi-square failed at these (eps, sigma, n); "
+                         "no bound on delta can be given there (try n <= 1e5)")
     return float(_upper_side(v)), a, b
 
 
