@@ -13,12 +13,15 @@ keep their relative accuracy and large eps does not overflow ``exp(eps)``.
 
 Domain and accuracy (the rule of the package).  Each function states its
 domain; inside it the result is finite (deltas may underflow to 0 only where
-the docstring says so) and, for the Gaussian curves, accurate to about 1e-12
+the docstring says so) and, for the Gaussian curves, accurate to about 1e-11
 relative (root finding to 4 ulp); outside it a ``ValueError`` names the
 argument and the range (``TypeError`` for complex input), including
-arguments that do not broadcast together.  Safe sides: a delta of a mechanism
-(``masked_p1_delta``, ``analytic_gaussian_delta``) may only err upward, and
-a sufficient sigma likewise; as sigma -> 0 delta -> 1 for every fixed eps.
+arguments that do not broadcast together.  Safe sides: where a value cannot
+be computed to its tolerance it is replaced by a bound on its safe side, a
+mechanism's delta by an upper bound (``masked_p1_delta``: exactly 1 where a
+rigorous bound puts it within 2**-54 of 1, 1e-300 where it underflows) and a
+sufficient sigma by a larger one (``masked_p1_sigma`` is nudged until its
+delta is at most the target); as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
 [1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
 worst-pair search takes many seconds and scipy's noncentral chi-square loses
