@@ -4,9 +4,21 @@ Each checker takes the value and the argument's name, converts it to a float
 array, and raises a :class:`ValueError` that names the argument and the allowed
 range when a value falls outside it.  Nothing downstream has to guard against
 NaN or silently wrong input again.
+
+The rule every public function of the package follows (its docstring states the
+domain): inside the documented domain the answer is finite and accurate to a
+stated tolerance; outside it a :class:`ValueError` names the argument and the
+range, or a :class:`TypeError` names an argument of the wrong kind (complex,
+text, objects).  Arguments that do not broadcast together raise a
+:class:`ValueError` naming them (:func:`broadcast_named`).  Counts (rows n,
+columns p, block sizes, degrees of freedom) are whole numbers at most
+:data:`COUNT_MAX` = 2**53, the largest range in which a float holds every
+whole number exactly.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -22,16 +34,49 @@ __all__ = [
     "as_rng",
     "check_matrix",
     "check_block_sizes",
+    "broadcast_named",
+    "COUNT_MAX",
 ]
+
+#: Largest count (n, p, block size) any function accepts: every whole number up
+#: to 2**53 is exact in a float64, and no data set comes near it.
+COUNT_MAX = 2**53
+
+
+def _refuse_complex(value, name):
+    try:
+        is_complex = isinstance(value, complex) or np.iscomplexobj(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting: numpy cannot even look at it
+        raise ValueError(f"{name} must be a real number or a regular (non-ragged) array of real numbers") from exc
+    if is_complex:
+        raise TypeError(f"{name} must be real, got a complex value (dropping the imaginary part is not done silently)")
 
 
 def as_float_array(value, name):
-    """Convert *value* to a float64 array; refuse non-numeric input."""
+    """Convert *value* to a float64 array; refuse complex and non-numeric input."""
+    _refuse_complex(value, name)
+    return _to_float(value, name, f"{name} must be a real number or an array of real numbers, got {value!r}")
+
+
+def _to_float(value, name, message):
+    """np.asarray(value, float), but a complex entry inside a list is a TypeError, not a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        try:
+            return np.asarray(value, dtype=float)
+        except np.exceptions.ComplexWarning as exc:
+            raise TypeError(f"{name} must be real, got a complex entry") from exc
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(message) from exc
+
+
+def broadcast_named(**arrays):
+    """np.broadcast_arrays, but a shape mismatch names the arguments and their shapes."""
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {value!r}") from exc
-    return arr
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError as exc:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise ValueError(f"arguments {', '.join(arrays)} must broadcast together, got shapes {shapes}") from exc
 
 
 def _first_bad(arr, bad):
@@ -39,12 +84,30 @@ def _first_bad(arr, bad):
     return float(np.broadcast_to(np.asarray(arr), np.shape(bad))[np.asarray(bad)].flat[0])
 
 
-def check_eps(eps, name="eps", *, upper=None, hypothesis=""):
-    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it)."""
+def _check_range(arr, name, lower, top):
+    lo = 0.0 if lower is None else lower
+    hi = np.inf if top is None else top
+    bad = (arr < lo) | (arr > hi)
+    if np.any(bad):
+        left = "(0" if lower is None else f"[{lo:g}"
+        raise ValueError(
+            f"{name} must lie in {left}, {hi:g}] (the domain where this function is accurate), "
+            f"got {_first_bad(arr, bad)!r}"
+        )
+
+
+def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=None):
+    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it).
+
+    *lower* and *top* give a documented numerical domain [lower, top] where a
+    function is finite and accurate (outside it a ValueError names eps).
+    """
     arr = as_float_array(eps, name)
     bad = ~np.isfinite(arr) | (arr <= 0)
     if np.any(bad):
         raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, bad)!r}")
+    if lower is not None or top is not None:
+        _check_range(arr, name, lower, top)
     if upper is not None:
         bad = arr >= upper
         if np.any(bad):
@@ -78,17 +141,22 @@ def check_positive(value, name):
     return arr
 
 
-def check_sigma(sigma, name="sigma"):
-    """Check the noise standard deviation: 0 < sigma < inf."""
-    return check_positive(sigma, name)
+def check_sigma(sigma, name="sigma", *, lower=None, top=None):
+    """Check the noise standard deviation: 0 < sigma < inf (and in [lower, top] if given)."""
+    arr = check_positive(sigma, name)
+    if lower is not None or top is not None:
+        _check_range(arr, name, lower, top)
+    return arr
 
 
-def check_int(value, name, *, minimum):
-    """Check that *value* holds whole numbers >= *minimum*; return a float array."""
+def check_int(value, name, *, minimum, maximum=COUNT_MAX):
+    """Check that *value* holds whole numbers in [*minimum*, *maximum*]; return a float array."""
     arr = as_float_array(value, name)
-    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum) | (arr > maximum)
     if np.any(bad):
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {_first_bad(arr, bad)!r}")
+        raise ValueError(
+            f"{name} must be a whole number >= {minimum} and <= {maximum:g}, got {_first_bad(arr, bad)!r}"
+        )
     return arr
 
 
@@ -96,9 +164,9 @@ def check_n_p(n, p, *, n_name="n", p_name="p", margin=0):
     """Check p >= 1 and n > p + margin (whole numbers); return float arrays."""
     p_arr = check_int(p, p_name, minimum=1)
     n_arr = check_int(n, n_name, minimum=2)
-    bad = ~(n_arr > p_arr + margin)
+    nb, pb = broadcast_named(**{n_name: n_arr, p_name: p_arr})
+    bad = ~(nb > pb + margin)
     if np.any(bad):
-        nb, pb = np.broadcast_arrays(n_arr, p_arr)
         i = np.argmax(np.broadcast_to(bad, nb.shape))
         extra = f" + {margin}" if margin else ""
         raise ValueError(
@@ -131,10 +199,8 @@ def check_matrix(X, name="X"):
 
     The message names the first non-finite entry by row and column.
     """
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
+    _refuse_complex(X, name)
+    arr = _to_float(X, name, f"{name} must be a 2-D array of real numbers")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n rows x p columns), got {arr.ndim} dimension(s)")
     if arr.shape[0] < 1 or arr.shape[1] < 1:

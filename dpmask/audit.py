@@ -19,6 +19,15 @@ too small for Y itself.  Two such statistics are exact here:
 
 Both reduce to the one-dimensional worst-pair problem solved in
 :mod:`dpmask.exact` (monotone likelihood ratio, half-line optimal sets).
+
+Domain and safe side (the rule of the package).  The exact functions take
+eps in [1e-4, 100], sigma in (0, 1e100], whole numbers n > p >= 1 with
+n p <= 1e6, and for :func:`sigma_lower_bound` delta in [1e-250, 1 - 1e-12];
+outside, a ``ValueError`` names the argument.  They claim a limit of privacy,
+so they may only err downward: a delta that a rigorous bound shows within
+2**-54 of 1 (tiny sigma) is returned as 1; a log delta that cannot be
+computed is returned as ``-inf`` (a trivial lower bound); a sigma is nudged
+down until its delta is at least the target.
 :func:`mc_delta` estimates delta(eps) for any statistic by simulation, with a
 Clopper-Pearson interval, to cross-check the exact curves.
 """
@@ -29,8 +38,26 @@ import numpy as np
 from scipy import stats
 
 from . import mechanisms
-from ._validate import as_rng, check_delta, check_eps, check_int, check_n_p, check_sigma, scalar_or_array
-from .exact import _worst_log_delta, _worst_pair, _worst_sigma
+from ._validate import (
+    as_float_array,
+    as_rng,
+    broadcast_named,
+    check_delta,
+    check_eps,
+    check_int,
+    check_n_p,
+    check_sigma,
+    scalar_or_array,
+)
+from .exact import (
+    EPS_NCX2,
+    N_MAX,
+    SIGMA_NCX2_MAX,
+    _check_solver_delta,
+    _worst_log_delta,
+    _worst_pair,
+    _worst_sigma,
+)
 
 __all__ = [
     "STATISTICS",
@@ -40,6 +67,9 @@ __all__ = [
     "sigma_lower_bound",
     "mc_delta",
 ]
+
+#: Most draws per data set mc_delta accepts (each draw is one n x p release).
+MC_MAX_SAMPLES = 10**7
 
 #: statistic name -> (degrees of freedom as a function of n, p; bound on the moved entry)
 STATISTICS = ("projection", "frobenius")
@@ -56,13 +86,19 @@ def _stat_params(statistic, n, p):
 
 
 def _check(eps, n, p):
-    eps = check_eps(eps)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
     n, p = check_n_p(n, p)
+    bad = n * p > N_MAX
+    if np.any(bad):
+        raise ValueError(f"n * p must be <= {N_MAX:g} (the domain of the noncentral chi-square curves), "
+                         f"got n={np.broadcast_to(n, bad.shape)[bad].flat[0]:g}, p={np.broadcast_to(p, bad.shape)[bad].flat[0]:g}")
     return eps, n, p
 
 
 def statistic_worst_pair(eps, sigma, n, p, statistic="projection"):
     r"""Worst neighbours for a statistic of the Setting B release (scalars).
+
+    Domain as :func:`statistic_log_delta`.
 
     Returns
     -------
@@ -71,11 +107,12 @@ def statistic_worst_pair(eps, sigma, n, p, statistic="projection"):
         ``"projection"``, of X for ``"frobenius"``) under X and X'.
     """
     eps, n, p = _check(eps, n, p)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     if any(np.ndim(v) for v in (eps, sigma, n, p)):
         raise ValueError("statistic_worst_pair takes scalar eps, sigma, n and p")
     df, rows, bound = _stat_params(statistic, float(n), float(p))
-    return _worst_pair(float(eps), float(sigma), df, rows, float(bound))
+    v, a, b = _worst_pair(float(eps), float(sigma), df, rows, float(bound))
+    return (-np.inf if np.isnan(v) else v), a, b  # a lower bound: -inf where scipy failed
 
 
 def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
@@ -84,11 +121,11 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     sigma : array_like
-        sigma > 0.
+        In (0, 1e100].
     n, p : array_like
-        Rows and columns, n > p >= 1.
+        Rows and columns, whole numbers, n > p >= 1, n p <= 1e6.
     statistic : {"projection", "frobenius"}
         See the module docstring.
 
@@ -96,16 +133,19 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
     -------
     float or ndarray
         A lower bound on log delta(eps) of the whole release (Setting B,
-        equation ``eq-setting-b``), by post-processing.
+        equation ``eq-setting-b``), by post-processing; in [-inf, 0].
     """
     eps, n, p = _check(eps, n, p)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
+    eps, sigma, n, p = broadcast_named(eps=eps, sigma=sigma, n=n, p=p)
     df, rows, bound = _stat_params(statistic, n, p)
-    return scalar_or_array(_worst_log_delta(eps, sigma, df, rows, bound))
+    out = _worst_log_delta(eps, sigma, df, rows, bound)
+    # a lower bound: where scipy failed (NaN), log delta >= -inf holds trivially
+    return scalar_or_array(np.where(np.isnan(out), -np.inf, out))
 
 
 def statistic_delta(eps, sigma, n, p, statistic="projection"):
-    """delta(eps) of a statistic of the release; see :func:`statistic_log_delta`."""
+    """delta(eps) of a statistic of the release, in [0, 1]; see :func:`statistic_log_delta` (same domain)."""
     return scalar_or_array(np.exp(np.asarray(statistic_log_delta(eps, sigma, n, p, statistic))))
 
 
@@ -118,11 +158,11 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     delta : array_like
-        0 < delta < 1.
+        In [1e-250, 1 - 1e-12].
     n, p : array_like
-        Rows and columns, n > p >= 1.
+        Rows and columns, whole numbers, n > p >= 1, n p <= 1e6.
     statistic : {"best", "projection", "frobenius"}
         ``"best"`` returns the larger of the two bounds.
 
@@ -144,7 +184,8 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     True
     """
     eps, n, p = _check(eps, n, p)
-    delta = check_delta(delta)
+    delta = _check_solver_delta(delta)
+    eps, delta, n, p = broadcast_named(eps=eps, delta=delta, n=n, p=p)
     if statistic == "best":
         return scalar_or_array(
             np.maximum(
@@ -154,7 +195,7 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
         )
     df, rows, bound = _stat_params(statistic, n, p)
     eps, delta, df, rows, bound = np.broadcast_arrays(eps, delta, df, rows, bound)
-    return scalar_or_array(_worst_sigma(eps, delta, df, rows, bound))
+    return scalar_or_array(_worst_sigma(eps, delta, df, rows, bound, side="lower"))
 
 
 def _batch_release_b(X, sigma, m, rng, chunk=4096):
@@ -213,15 +254,17 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     Parameters
     ----------
     stat_fn : callable
-        Maps one release (n x p array) to a float.
+        Maps one release (n x p array) to a finite float; a NaN or infinite
+        value raises a ValueError naming ``stat_fn`` (it would otherwise fall
+        silently outside every threshold set and bias delta toward 0).
     X, X_prime : array_like
         Neighbouring data sets, entries in [-1, 1].
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, in (0, 1e100].
     eps : float
-        eps > 0.
+        0 < eps <= 700 (so that e^eps is a finite float).
     n_samples : int
-        Draws under each data set, >= 20.
+        Draws under each data set, 20 <= n_samples <= 1e7.
     rng : numpy.random.Generator or int
         Source of randomness (seed it).
     method : {"frame", "dense", "batch"}
@@ -249,24 +292,54 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     rows = np.flatnonzero(np.any(diff != 0, axis=1))
     if rows.size > 1 or (rows.size == 1 and np.linalg.norm(diff[rows[0]]) > 1 + 1e-12):
         raise ValueError("X and X_prime must be neighbours: differ in one row by an L2 distance <= 1")
-    sigma = float(check_sigma(sigma))
-    eps = float(check_eps(eps))
-    n_samples = int(check_int(n_samples, "n_samples", minimum=20))
+    sigma = mechanisms._scalar_sigma(sigma)
+    eps = check_eps(eps, top=700.0)  # e^eps stays finite
+    if eps.ndim:
+        raise ValueError(f"eps must be a single number, got an array of shape {eps.shape}")
+    eps = float(eps)
+    n_samples = check_int(n_samples, "n_samples", minimum=20)
+    if n_samples.ndim:
+        raise ValueError(f"n_samples must be a single whole number, got an array of shape {n_samples.shape}")
+    n_samples = int(n_samples)
+    if not callable(stat_fn):
+        raise TypeError(f"stat_fn must be callable (one release -> a float), got {stat_fn!r}")
+    if n_samples > MC_MAX_SAMPLES:
+        raise ValueError(f"n_samples must be <= {MC_MAX_SAMPLES:g} draws per data set, got {n_samples}")
+    confidence = float(as_float_array(confidence, "confidence"))
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    if threshold is not None:
+        threshold = float(as_float_array(threshold, "threshold"))
+        if np.isnan(threshold):
+            raise ValueError("threshold must be a number (not NaN) or None")
     if direction not in (">", "<="):
         raise ValueError(f"direction must be '>' or '<=', got {direction!r}")
     if method not in ("frame", "dense", "batch"):
         raise ValueError(f"method must be 'frame', 'dense' or 'batch', got {method!r}")
     rng = as_rng(rng)
+    _check_masked = mechanisms._check_masked_shape
+    _check_masked(X)
+
+    def stat(Y):
+        value = stat_fn(Y)
+        try:
+            return float(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"stat_fn must return a real number for each release, got {value!r}") from exc
+
     if method == "batch":
-        s_p = np.array([stat_fn(Y) for Y in _batch_release_b(X, sigma, n_samples, rng)], float)
-        s_q = np.array([stat_fn(Y) for Y in _batch_release_b(X_prime, sigma, n_samples, rng)], float)
+        s_p = np.array([stat(Y) for Y in _batch_release_b(X, sigma, n_samples, rng)], float)
+        s_q = np.array([stat(Y) for Y in _batch_release_b(X_prime, sigma, n_samples, rng)], float)
     else:
-        s_p = np.array([stat_fn(mechanisms.release_b(X, sigma, rng, method=method)) for _ in range(n_samples)], float)
+        s_p = np.array([stat(mechanisms.release_b(X, sigma, rng, method=method)) for _ in range(n_samples)], float)
         s_q = np.array(
-            [stat_fn(mechanisms.release_b(X_prime, sigma, rng, method=method)) for _ in range(n_samples)], float
+            [stat(mechanisms.release_b(X_prime, sigma, rng, method=method)) for _ in range(n_samples)], float
         )
+    for name, vals in (("X", s_p), ("X_prime", s_q)):
+        bad = ~np.isfinite(vals)
+        if np.any(bad):
+            raise ValueError(f"stat_fn returned a non-finite value ({vals[bad][0]!r}) on a release of {name}; "
+                             "it must map every release to a finite number")
     if threshold is None:
         half = n_samples // 2
         threshold, direction = _best_threshold(s_p[:half], s_q[:half], eps)
@@ -279,8 +352,8 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     p_lo, p_hi = _clopper_pearson(kp, m, alpha)
     q_lo, q_hi = _clopper_pearson(kq, m, alpha)
     fp, fq = kp / m, kq / m
-    e = np.exp(eps)
-    se = float(np.sqrt(fp * (1 - fp) / m + e**2 * fq * (1 - fq) / m))
+    e = np.exp(eps)  # finite: eps <= 700
+    se = float(np.hypot(np.sqrt(fp * (1 - fp) / m), e * np.sqrt(fq * (1 - fq) / m)))
     return {
         "delta": fp - e * fq,
         "ci_low": p_lo - e * q_hi,

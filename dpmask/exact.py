@@ -11,6 +11,25 @@ Every function behaves like a ufunc: arguments broadcast, a scalar call returns
 a Python float.  Privacy curves are evaluated in log space so that tiny deltas
 keep their relative accuracy and large eps does not overflow ``exp(eps)``.
 
+Domain and accuracy (the rule of the package).  Each function states its
+domain; inside it the result is finite (deltas may underflow to 0 only where
+the docstring says so) and, for the Gaussian curves, accurate to about 1e-11
+relative (root finding to 4 ulp); outside it a ``ValueError`` names the
+argument and the range (``TypeError`` for complex input), including
+arguments that do not broadcast together.  Safe sides: where a value cannot
+be computed to its tolerance it is replaced by a bound on its safe side, a
+mechanism's delta by an upper bound (``masked_p1_delta``: exactly 1 where a
+rigorous bound puts it within 2**-54 of 1, 1e-300 where it underflows) and a
+sufficient sigma by a larger one (``masked_p1_sigma`` is nudged until its
+delta is at most the target); as sigma -> 0 delta -> 1 for every fixed eps.
+For the noncentral chi-square curves (Setting B, p = 1): eps in
+[1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
+worst-pair search takes many seconds and scipy's noncentral chi-square loses
+accuracy).  Where the two laws are separated to double precision (tiny sigma)
+delta is returned as exactly 1 from a rigorous lower bound, and where delta is
+below 1e-300 with no threshold in floating range the mechanism functions
+return the bound 1e-300 (never 0).
+
 References
 ----------
 B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
@@ -26,7 +45,7 @@ from scipy import special, stats
 from scipy.optimize import elementwise
 
 from . import gq
-from ._validate import check_delta, check_eps, check_int, check_sigma, scalar_or_array
+from ._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
 
 __all__ = [
     "classical_gaussian_sigma",
@@ -48,6 +67,25 @@ _SQRT_PI = np.sqrt(np.pi)
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 _TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
 
+#: Largest n (rows, or degrees of freedom) of the noncentral chi-square curves.
+N_MAX = 10**6
+#: Domain of eps for the noncentral chi-square curves (Setting B, p = 1, and the audits).
+EPS_NCX2 = (1e-4, 100.0)
+#: Domain of eps and sigma for the Gaussian curves (Setting A).
+EPS_GAUSS = (1e-100, 1e4)
+#: Smallest delta the noncentral chi-square sigma solvers accept: their threshold search
+#: treats tails below 1e-300 as 0, which must stay far below the target.
+DELTA_NCX2_MIN = 1e-250
+#: Largest delta the sigma solvers accept: nearer 1, 1 - delta is within a few ulp of
+#: rounding and delta(sigma) is too flat in floating point to invert.
+DELTA_SOLVE_MAX = 1.0 - 1e-12
+_NEAR_ONE = " (nearer 1 the target is lost to rounding)"
+#: Largest sigma of the noncentral chi-square curves (sigma^2 must not overflow).
+SIGMA_NCX2_MAX = 1e100
+SIGMA_GAUSS = (1e-100, 1e100)
+#: log of the bound reported by a mechanism's delta where it lies below 1e-300.
+LOG_DELTA_FLOOR = float(np.log(1e-300))
+
 
 # --------------------------------------------------------------------------- classical
 
@@ -60,7 +98,7 @@ def classical_gaussian_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1 (the theorem is proved only there).
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem is proved only below 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1.
 
@@ -73,12 +111,38 @@ def classical_gaussian_sigma(eps, delta):
     >>> round(classical_gaussian_sigma(0.1, 1e-5), 3)
     48.448
     """
-    eps = check_eps(eps, upper=1.0, hypothesis=" (the classical Gaussian mechanism is proved for eps < 1 only)")
+    eps = check_eps(eps, upper=1.0, hypothesis=" (the classical Gaussian mechanism is proved for eps < 1 only)",
+                    lower=EPS_GAUSS[0])
     delta = check_delta(delta)
-    return scalar_or_array(np.sqrt(2.0 * np.log(1.25 / delta)) / eps)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
+    return scalar_or_array(np.sqrt(2.0 * (np.log(1.25) - np.log(delta))) / eps)
 
 
 # --------------------------------------------------------------------------- analytic Gaussian
+
+
+def _erfcx_slope(x):
+    """-erfcx'(x) = 2/sqrt(pi) - 2 x erfcx(x) for x >= 0, without cancellation at large x.
+
+    For x >= 15 the asymptotic series (DLMF 7.12.1)
+    (2/sqrt(pi)) sum_{k>=1} (-1)^(k+1) (2k-1)!! / (2x^2)^k, twelve terms, whose
+    first omitted term is below 1e-19 relative there; below 15 the direct form,
+    which loses fewer than log10(2 x^2) < 2.7 digits to cancellation (about
+    1e-13 relative, measured against mpmath).
+    """
+    x = np.asarray(x, float)
+    big = x >= 15.0
+    out = 2.0 / _SQRT_PI - 2.0 * x * special.erfcx(x)
+    if np.any(big):
+        y = 1.0 / (2.0 * x[big] ** 2)
+        term = np.ones_like(y)
+        total = np.zeros_like(y)
+        for k in range(1, 13):
+            term = term * (2 * k - 1) * y * (1.0 if k == 1 else -1.0)
+            total = total + term
+        out = np.array(out)
+        out[big] = 2.0 / _SQRT_PI * total
+    return out
 
 
 def _erfcx_difference(lo, width):
@@ -97,7 +161,7 @@ def _erfcx_difference(lo, width):
         # the width is passed, not the upper end: hi - lo would lose digits
         a, half = lo[short][..., None], 0.5 * width[short][..., None]
         x = a + half * (_GL_X + 1.0)
-        integrand = 2.0 / _SQRT_PI - 2.0 * x * special.erfcx(x)
+        integrand = _erfcx_slope(x)
         out = np.array(out, dtype=float)
         out[short] = half[..., 0] * np.sum(_GL_W * integrand, axis=-1)
     return out
@@ -133,6 +197,22 @@ def _gauss_log_delta(eps, sigma):
         y = eps[pos] + special.log_ndtr(a[pos] - 1.0 / sigma[pos])
         with np.errstate(divide="ignore"):
             out[pos] = x + np.log(-np.expm1(np.minimum(y - x, 0.0)))
+    # Large sigma with a >= 0: a and b = a - 1/sigma are close and x, y above nearly
+    # cancel.  There delta = [Phi(a) - Phi(b)] - expm1(eps) Phi(b), the bracket by
+    # 16-point Gauss-Legendre quadrature of the normal density over [b, a] (width
+    # 1/sigma <= 1, analytic integrand: exact to rounding); the subtraction is then
+    # benign because eps <= 1/(2 sigma^2) makes the second term at most 1/(4 sigma^2)
+    # against a first of about 1/(sigma sqrt(2 pi)).
+    close = pos & (sigma >= 1.0) & (a < 5.0)
+    if np.any(close):
+        aa, w = a[close], 1.0 / sigma[close]
+        half = 0.5 * w[..., None]
+        u = aa[..., None] - w[..., None] + half * (_GL_X + 1.0)
+        dens = np.exp(-0.5 * u * u) / np.sqrt(2.0 * np.pi)
+        mass = half[..., 0] * np.sum(_GL_W * dens, axis=-1)
+        val = mass - np.expm1(eps[close]) * special.ndtr(aa - w)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[close] = np.where(val > 0, np.log(np.maximum(val, 1e-300)), out[close])
     return out
 
 
@@ -142,16 +222,19 @@ def analytic_gaussian_log_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4].
     sigma : array_like
-        Noise standard deviation (L2 sensitivity 1), sigma > 0.
+        Noise standard deviation (L2 sensitivity 1), in [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
+        Finite, within about 1e-11 relative of 60-digit mpmath (of delta
+        where delta > 1e-300, of log delta below).
     """
-    eps = check_eps(eps)
-    sigma = check_sigma(sigma)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
+    sigma = check_sigma(sigma, lower=SIGMA_GAUSS[0], top=SIGMA_GAUSS[1])
+    eps, sigma = broadcast_named(eps=eps, sigma=sigma)
     return scalar_or_array(_gauss_log_delta(eps, sigma))
 
 
@@ -171,15 +254,16 @@ def analytic_gaussian_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0 (any size: e^eps is never formed).
+        Privacy parameter, in [1e-100, 1e4] (e^eps is never formed; above 1e4
+        the form 1/(2 sigma) - eps sigma cancels catastrophically).
     sigma : array_like
-        Noise standard deviation, sigma > 0.
+        Noise standard deviation, in [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
-        delta in [0, 1]; it underflows to 0 only where it is below 1e-308
-        (use :func:`analytic_gaussian_log_delta` there).
+        delta in [0, 1], within about 1e-11 relative; it underflows to 0 only
+        where it is below 1e-308 (use :func:`analytic_gaussian_log_delta` there).
 
     Notes
     -----
@@ -198,7 +282,10 @@ def analytic_gaussian_delta(eps, sigma):
 
 def _criterion_sigma(eps, delta):
     gamma = stats.norm.isf(delta)
-    return (gamma + np.sqrt(gamma**2 + 2.0 * eps)) / (2.0 * eps)
+    root = np.sqrt(gamma**2 + 2.0 * eps)
+    # the positive root of eps s^2 - gamma s - 1/2, in the form without cancellation:
+    # (gamma + root) / (2 eps) for gamma >= 0, 1 / (root - gamma) for gamma < 0 (delta > 1/2)
+    return np.where(gamma >= 0, (gamma + root) / (2.0 * eps), 1.0 / (root - np.minimum(gamma, 0.0)))
 
 
 def _solve_gauss_sigma(eps, delta):
@@ -236,13 +323,15 @@ def analytic_gaussian_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4].
     delta : array_like
-        Privacy parameter, 0 < delta < 1.
+        Privacy parameter, 0 < delta < 1 - 1e-12 (nearer 1 the target is lost
+        to rounding).
 
     Returns
     -------
     float or ndarray
+        Solved to 4 ulp in log sigma.
 
     Notes
     -----
@@ -255,8 +344,9 @@ def analytic_gaussian_sigma(eps, delta):
     >>> round(analytic_gaussian_sigma(1.0, 1e-5), 4)
     3.7306
     """
-    eps = check_eps(eps)
-    delta = check_delta(delta)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
+    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(_solve_gauss_sigma(eps, delta))
 
 
@@ -278,21 +368,23 @@ def setting_a_criterion_delta(eps, sigma):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-100, 1e4].
     sigma : array_like
-        sigma > 0.
+        In [1e-100, 1e100].
 
     Returns
     -------
     float or ndarray
+        In [0, 1], to the accuracy of ``scipy.special.ndtr``.
 
     Examples
     --------
     >>> round(setting_a_criterion_delta(1.0, 1.0), 6)
     0.308538
     """
-    eps = check_eps(eps)
-    sigma = check_sigma(sigma)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
+    sigma = check_sigma(sigma, lower=SIGMA_GAUSS[0], top=SIGMA_GAUSS[1])
+    eps, sigma = broadcast_named(eps=eps, sigma=sigma)
     return scalar_or_array(special.ndtr(0.5 / sigma - eps * sigma))
 
 
@@ -314,21 +406,24 @@ def setting_a_criterion_sigma(eps, delta):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-100, 1e4].
     delta : array_like
         0 < delta < 1.
 
     Returns
     -------
     float or ndarray
+        The root in the form without cancellation (the rationalised one when
+        delta > 1/2), to a few ulp.
 
     Examples
     --------
     >>> round(setting_a_criterion_sigma(0.1, 0.01), 4)
     23.4765
     """
-    eps = check_eps(eps)
+    eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     delta = check_delta(delta)
+    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(_criterion_sigma(eps, delta))
 
 
@@ -344,9 +439,12 @@ def _log0f1(b, z):
     """
     q = 2.0 * np.asarray(b, float) - 1.0
     t = 2.0 * np.sqrt(np.asarray(z, float))
-    # G_q(0) = B(1/2, q/2)
-    log_g0 = special.gammaln(0.5) + special.gammaln(0.5 * q) - special.gammaln(0.5 * (q + 1.0))
-    return np.asarray(gq.log_G(q, t)) - log_g0
+    q, t = np.broadcast_arrays(q, t)
+    # G_q(0) = B(1/2, q/2); the private array routine: q and t are internal here
+    # (q = df - 1 <= N_MAX, t finite below 1e300), so no argument of ours is named "t".
+    log_g0 = gq._log_beta_half(0.5 * q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return gq._log_g_array(np.array(q, float), np.array(np.minimum(t, gq.T_MAX), float)) - log_g0
 
 
 def _ncx2_log_ratio(t, df, lam_p, lam_q):
@@ -359,12 +457,21 @@ def _ncx2_log_ratio(t, df, lam_p, lam_q):
     return -0.5 * (lam_p - lam_q) + _log0f1(b, 0.25 * lam_p * t) - _log0f1(b, 0.25 * lam_q * t)
 
 
+def _quiet(fn, *args):
+    """Call a scipy distribution function without its boost RuntimeWarnings (NaN is checked by callers)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*args)
+
+
 def _ncx2_logsf(c, df, lam):
-    return np.where(lam > 0, stats.ncx2.logsf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
+    return np.where(lam > 0, _quiet(stats.ncx2.logsf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
 
 
 def _ncx2_logcdf(c, df, lam):
-    return np.where(lam > 0, stats.ncx2.logcdf(c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
+    return np.where(lam > 0, _quiet(stats.ncx2.logcdf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
 
 
 def _log_diff(log_x, log_y):
@@ -433,16 +540,18 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     df : array_like
-        Degrees of freedom, whole number >= 2.
+        Degrees of freedom, whole number in [2, 1e6].
     lam_p, lam_q : array_like
-        Noncentralities, >= 0.
+        Noncentralities, in [0, 1e12].
 
     Returns
     -------
     float or ndarray
-        log delta (``-inf`` where delta = 0).
+        log delta (``-inf`` where delta = 0 or lies below about 1e-300 with
+        the threshold beyond floating range); exactly 0 where a rigorous
+        bound shows delta within 2**-54 of 1 (separated laws).
 
     Notes
     -----
@@ -452,17 +561,36 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
     :math:`\delta = P(T > c) - e^\varepsilon Q(T > c)` (or with ``<`` when
     :math:`\lambda_P < \lambda_Q`), from ``scipy.stats.ncx2`` in log space.
     """
-    eps = check_eps(eps)
-    df = check_int(df, "df", minimum=2)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
+    df = check_int(df, "df", minimum=2, maximum=N_MAX)
+    lams = {}
     for name, lam in (("lam_p", lam_p), ("lam_q", lam_q)):
-        arr = np.asarray(lam, float)
-        if np.any(~np.isfinite(arr) | (arr < 0)):
-            raise ValueError(f"{name} must be finite and >= 0, got {lam!r}")
-    return scalar_or_array(_hs_log_delta(eps, df, np.asarray(lam_p, float), np.asarray(lam_q, float)))
+        arr = as_float_array(lam, name)
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr > LAM_MAX)
+        if np.any(bad):
+            raise ValueError(f"{name} must be finite, >= 0 and <= {LAM_MAX:g}, got {arr[bad].flat[0]!r}")
+        lams[name] = arr
+    eps, df, lp, lq = broadcast_named(eps=eps, df=df, **lams)
+    # separated laws: delta = 1 to double precision by the rigorous bound of _log_gap_upper,
+    # applied to the pair in its own scale (sigma = 1, bound = sqrt(lam) of the larger law)
+    hi, lo = np.maximum(lp, lq), np.minimum(lp, lq)
+    sp, sq = np.sqrt(hi), np.sqrt(lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(sp > sq, sp - sq, 1.0)
+        gap = np.where(sp > sq, _log_gap_upper(eps, 1.0 / d, df, sp / d), np.inf)
+    sep = (gap < _LOG_HALF_ULP) & (lp > lq)
+    out = np.zeros(eps.shape)
+    rest = ~sep
+    if np.any(rest):
+        out[rest] = _hs_log_delta(eps[rest], df[rest], lp[rest], lq[rest])
+    return scalar_or_array(out)
 
 
 # --------------------------------------------------------------------------- worst neighbours
 
+
+#: Largest noncentrality accepted by ncx2_hockey_stick_log_delta.
+LAM_MAX = 1e12
 
 _S_FRACTIONS = np.array([0.0, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 1.0])
 _LOG_FLOOR = -1.0e5  # stands in for log(0) inside root finders, far below any target
@@ -522,12 +650,71 @@ def _refine(eps, sigma, df, n_rows, bound, r0, s0, swap, start):
     return start
 
 
+def _log_gap_upper(eps, sigma, df, bound):
+    """log of an upper bound on 1 - delta for the corner pair, rigorous and overflow-free.
+
+    For the pair a = bound^2, b = (bound - 1)^2 (squared norms) at noise sigma,
+    with sqrt-noncentralities s_p = bound/sigma > s_q = (bound - 1)/sigma and any
+    threshold c with s_q <= sqrt(c) <= s_p: under P, T <= c forces the coordinate
+    along the mean below sqrt(c) - s_p, so P(T <= c) <= Phi(sqrt(c) - s_p); under
+    Q, T > c forces ||Z|| > sqrt(c) - s_q, so Q(T > c) <= P(chi2_df > (sqrt(c) - s_q)^2).
+    Hence delta >= 1 - Phi(sqrt(c) - s_p) - e^eps P(chi2_df > (sqrt(c) - s_q)^2).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sp = bound / sigma  # may be inf for sigma near 5e-324: the bounds below then give 1 - delta <= 0
+        sq = np.maximum(bound - 1.0, 0.0) / sigma
+        best = np.full(np.shape(sp), np.inf)
+        for frac in (0.2, 0.35, 0.5, 0.65, 0.8, 0.9):
+            sc = sq + frac * (sp - sq)
+            miss_p = special.log_ndtr(sc - sp)
+            over_q = eps + stats.chi2.logsf(np.square(sc - sq), df)
+            best = np.minimum(best, np.logaddexp(miss_p, np.where(np.isnan(over_q), np.inf, over_q)))
+        # Birge's tail bounds for noncentral chi-square (Lemma 8.1 of birge2001alternative):
+        # P[T >= k + l + 2 sqrt((k + 2l) x) + 2x] <= e^-x and P[T <= k + l - 2 sqrt((k + 2l) x)] <= e^-x,
+        # tighter than the above when df is large.
+        k = df
+        lp, lq = sp * sp, sq * sq
+        vp, vq = np.sqrt(k + 2.0 * lp), np.sqrt(k + 2.0 * lq)
+        for frac in (0.3, 0.5, 0.7, 0.85):
+            c = k + lq + frac * (lp - lq)
+            x_p = np.where(c < k + lp, ((k + lp - c) / (2.0 * vp)) ** 2, 0.0)
+            u = c - k - lq
+            root = (np.sqrt(vq * vq + 2.0 * u) - vq) / 2.0
+            x_q = np.where(u > 0, root * root, 0.0)
+            cand = np.logaddexp(-x_p, eps - x_q)
+            best = np.minimum(best, np.where(np.isnan(cand), np.inf, cand))
+    return best
+
+
+#: Where the rigorous lower bound puts 1 - delta below this, delta is 1 in double precision.
+_LOG_HALF_ULP = np.log(2.0**-54)
+
+
 def _worst_pairs(eps, sigma, df, n_rows, bound):
     """Worst (log delta, a, b) for many points: the grid, then local refinement
-    wherever the best grid point is not the corner r = bound, s = 0."""
+    wherever the best grid point is not the corner r = bound, s = 0.
+
+    Points where the corner pair alone already has delta = 1 to double
+    precision (tiny sigma: the two laws are separated) are answered by that
+    rigorous bound (:func:`_log_gap_upper`) without the numerical search,
+    which would overflow there: log delta = 0 exactly, the truth lying within
+    2**-54 of it.
+    """
     eps, sigma, df, n_rows, bound = (
         np.asarray(v, float).ravel() for v in np.broadcast_arrays(eps, sigma, df, n_rows, bound)
     )
+    # delta decreases in sigma, so separation at max(sigma, 1e-150) implies it at sigma
+    # (and keeps 1/sigma finite); at 1e-150 every point of the domain is separated.
+    sep = _log_gap_upper(eps, np.maximum(sigma, 1e-150), df, bound) < _LOG_HALF_ULP
+    if np.any(sep):
+        best_v = np.zeros(eps.shape)
+        best_a = bound**2
+        best_b = np.maximum(bound - 1.0, 0.0) ** 2
+        rest = ~sep
+        if np.any(rest):
+            v, aa, bb = _worst_pairs(eps[rest], sigma[rest], df[rest], n_rows[rest], bound[rest])
+            best_v[rest], best_a[rest], best_b[rest] = v, aa, bb
+        return best_v, best_a, best_b
     vals, a, b, r, s = _grid_log_delta(eps, sigma, df, n_rows, bound)
     i = np.argmax(vals, axis=1)
     rows = np.arange(eps.size)
@@ -573,13 +760,34 @@ def _pair_sigma(eps, log_delta, df, a, b):
     return np.exp(res.x)
 
 
-def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
+#: Relative tolerance on log delta when the worst-pair search checks a solved sigma
+#: (the hockey stick is computed to about 1e-10 relative in log delta at tiny deltas).
+_LOG_RTOL = 1e-8
+
+
+def _to_safe_side(sigma, eps, log_delta, df, a, b, side):
+    """Nudge each sigma until the pair's log delta is on the safe side of the target."""
+    sigma = np.array(sigma, float)
+    sign = 1.0 if side == "upper" else -1.0
+    for k in range(-12, -3):
+        val = np.maximum(_hs_log_delta(eps, df, a / sigma**2, b / sigma**2), _LOG_FLOOR)
+        unsafe = (val > log_delta) if side == "upper" else (val < log_delta)
+        if not np.any(unsafe):
+            return sigma
+        sigma[unsafe] *= 1.0 + sign * 10.0**k
+    return sigma
+
+
+def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
     """Smallest sigma with delta(worst pair) <= delta.
 
     Start from the corner pair (r = bound, s = 0), solve for sigma, look for a
     worse pair at that sigma with the full search, and re-solve for it if one
     exists.  Each round can only raise sigma, and the answer is the largest of
     the per-pair sigmas, so it stops at the supremum over the searched pairs.
+    The result is then moved to its safe side (*side* "upper": a sufficient
+    sigma, with delta(sigma) <= delta as computed; "lower": a lower bound, with
+    delta(sigma) >= delta) by relative steps 1e-12, 1e-11, ... on the worst pair.
     """
     shape = np.broadcast_shapes(*(np.shape(v) for v in (eps, delta, df, n_rows, bound)))
     eps, delta, df, n_rows, bound = (
@@ -591,10 +799,10 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
     sigma = _pair_sigma(eps, log_delta, df, a, b)
     for _ in range(max_rounds):
         v, aa, bb = _worst_pairs(eps, sigma, df, n_rows, bound)
-        worse = v > log_delta + 1e-9
+        worse = v > log_delta + _LOG_RTOL * np.maximum(1.0, np.abs(log_delta))
         a[worse], b[worse] = aa[worse], bb[worse]
         if not np.any(worse):
-            return sigma.reshape(shape)
+            return _to_safe_side(sigma, eps, log_delta, df, a, b, side).reshape(shape)
         sigma[worse] = np.maximum(
             sigma[worse], _pair_sigma(eps[worse], log_delta[worse], df[worse], a[worse], b[worse])
         )
@@ -605,9 +813,24 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6):
 
 
 def _check_p1(eps, n):
-    eps = check_eps(eps)
-    n = check_int(n, "n", minimum=2)
+    eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
+    n = check_int(n, "n", minimum=2, maximum=N_MAX)
     return eps, n
+
+
+def _check_solver_delta(delta):
+    """delta for the noncentral chi-square sigma solvers: in [1e-250, 1 - 1e-12]."""
+    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
+    bad = delta < DELTA_NCX2_MIN
+    if np.any(bad):
+        raise ValueError(f"delta must be >= {DELTA_NCX2_MIN:g} for this solver (its threshold search treats tails "
+                         f"below 1e-300 as 0), got {delta[bad].flat[0]!r}")
+    return delta
+
+
+def _upper_side(log_delta):
+    """A mechanism's log delta errs upward: -inf (delta below 1e-300, no threshold in range) -> log 1e-300."""
+    return np.where(np.isneginf(log_delta), LOG_DELTA_FLOOR, log_delta)
 
 
 def masked_p1_worst_pair(eps, sigma, n):
@@ -616,31 +839,45 @@ def masked_p1_worst_pair(eps, sigma, n):
     Parameters
     ----------
     eps : float
-        eps > 0.
+        In [1e-4, 100].
     sigma : float
-        sigma > 0.
+        In (0, 1e100].
     n : int
-        Rows, n >= 2.
+        Rows, whole number in [2, 1e6].
 
     Returns
     -------
     tuple of float
-        ``(log_delta, a, b)``: the worst :math:`\log\delta` and the squared
+        ``(log_delta, a, b)`` (log_delta as in :func:`masked_p1_log_delta`): the worst :math:`\log\delta` and the squared
         norms :math:`a = \|X\|^2`, :math:`b = \|X'\|^2` of the pair (the
         distribution is that of X, the comparison law that of X').
     """
     eps, n = _check_p1(eps, n)
-    sigma = check_sigma(sigma)
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     if eps.ndim or n.ndim or np.ndim(sigma):
         raise ValueError("masked_p1_worst_pair takes scalar eps, sigma and n")
-    return _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+    v, a, b = _worst_pair(float(eps), float(sigma), float(n), float(n), 1.0)
+    if np.isnan(v):
+        raise ValueError("masked_p1_worst_pair: scipy's noncentral chi-square failed at these (eps, sigma, n); "
+                         "no bound on delta can be given there (try n <= 1e5)")
+    return float(_upper_side(v)), a, b
 
 
 def masked_p1_log_delta(eps, sigma, n):
-    r"""log of :func:`masked_p1_delta` (finite far below 1e-308)."""
+    r"""log of :func:`masked_p1_delta` (finite far below 1e-308).
+
+    Same domain as :func:`masked_p1_delta`; never ``-inf``: where delta lies
+    below 1e-300 with no threshold in floating range it returns log(1e-300),
+    an upper bound (a mechanism's delta errs upward only).
+    """
     eps, n = _check_p1(eps, n)
-    sigma = check_sigma(sigma)
-    return scalar_or_array(_worst_log_delta(eps, sigma, n, n, 1.0))
+    sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
+    eps, sigma, n = broadcast_named(eps=eps, sigma=sigma, n=n)
+    out = _upper_side(_worst_log_delta(eps, sigma, n, n, 1.0))
+    if np.any(np.isnan(out)):
+        raise ValueError("masked_p1_log_delta: scipy's noncentral chi-square failed at these (eps, sigma, n); "
+                         "no bound on delta can be given there (try n <= 1e5)")
+    return scalar_or_array(out)
 
 
 def masked_p1_delta(eps, sigma, n):
@@ -656,16 +893,19 @@ def masked_p1_delta(eps, sigma, n):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     sigma : array_like
-        sigma > 0.
+        In (0, 1e100].  As sigma -> 0, delta -> 1: where a rigorous lower
+        bound puts delta within 2**-54 of 1 the answer is exactly 1.0.
     n : array_like
-        Rows, whole number >= 2.
+        Rows, whole number in [2, 1e6] (above, the search takes many seconds).
 
     Returns
     -------
     float or ndarray
-        :math:`\sup_{X \sim X'} \sup_S P_X(S) - e^\varepsilon P_{X'}(S)`.
+        :math:`\sup_{X \sim X'} \sup_S P_X(S) - e^\varepsilon P_{X'}(S)`,
+        in (0, 1]; agrees with an mpmath quadrature of the worst pair to 1e-8
+        relative (tests); never 0: below 1e-300 it reports the bound 1e-300.
 
     Notes
     -----
@@ -697,15 +937,17 @@ def masked_p1_sigma(eps, delta, n):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        In [1e-4, 100].
     delta : array_like
-        0 < delta < 1.
+        In [1e-250, 1 - 1e-12].
     n : array_like
-        Rows, whole number >= 2.
+        Rows, whole number in [2, 1e6].
 
     Returns
     -------
     float or ndarray
+        delta(sigma) matches delta to 1e-8 relative and lies on the safe side
+        (delta(sigma) <= delta as computed).
 
     Examples
     --------
@@ -713,5 +955,6 @@ def masked_p1_sigma(eps, delta, n):
     0.836
     """
     eps, n = _check_p1(eps, n)
-    delta = check_delta(delta)
+    delta = _check_solver_delta(delta)
+    eps, delta, n = broadcast_named(eps=eps, delta=delta, n=n)
     return scalar_or_array(_worst_sigma(eps, delta, n, n, 1.0))

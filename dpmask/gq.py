@@ -11,11 +11,21 @@ ratio of
 
 where :math:`I_\nu` is the modified Bessel function of the first kind.  The
 paper needs :math:`q` and :math:`t` up to the number of rows of a data set, so
-this module evaluates :math:`\log G_q(t)` and :math:`G_q'(t)/G_q(t)` for
-:math:`1 \le q \le 10^7` and :math:`0 \le t \le 10^7` without under- or
-overflow, to within 1e-12 relative error (absolute where
-:math:`|\log G_q| < 1`) of 40-digit mpmath values; the largest error measured
-on the test grid is about 1.5e-14 for ``log_G`` and 4e-16 for ``dlog_G``.
+this module evaluates :math:`\log G_q(t)` and :math:`G_q'(t)/G_q(t)` without
+under- or overflow.
+
+Domain and accuracy (the rule of the package): every public function accepts
+:math:`1 \le q \le 10^{12}` (:data:`Q_MAX`) and :math:`0 \le t \le 10^{300}`
+(:data:`T_MAX`) and returns a finite value there (``G`` and ``ratio_bound``
+may return ``inf`` where the true value exceeds the float range, as they
+say), within 1e-12 relative error (absolute where :math:`|\log G_q| < 1`) of
+40-digit mpmath values; the largest error measured on the test grids is about
+1.5e-14 for ``log_G`` and 4e-16 for ``dlog_G``.  Outside the domain, or for
+NaN, infinite, complex or non-numeric input, a ``ValueError`` (``TypeError``
+for complex) names the argument and the range.  For small orders and
+:math:`t \ge 10^5` :func:`log_G` uses Hankel's large-argument expansion,
+:math:`\log G_q(t) = \log(\sqrt\pi\,\Gamma(q/2)) + \nu\log(2/t) + t
+- \tfrac12\log(2\pi t) + \log(1 - (4\nu^2-1)/(8t) + \dots)`.
 
 Public functions behave like ufuncs: arguments broadcast, a scalar call returns
 a Python float.
@@ -39,7 +49,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from ._validate import as_float_array, as_rng, scalar_or_array
+from ._validate import as_float_array, as_rng, broadcast_named, check_int, scalar_or_array
 
 try:  # Perron continued fraction for I_v/I_{v-1}; private, so keep a fallback.
     from scipy.special._ufuncs import _iv_ratio as _scipy_iv_ratio
@@ -63,6 +73,19 @@ __all__ = [
 #: needs G_{n-p-1}, which is G_1 when n = p + 2, and the closed form, the
 #: integration by parts and the numerics below all hold for q >= 1.
 Q_MIN = 1.0
+
+#: Largest q accepted (and tested against mpmath): beyond it the Stirling and Debye
+#: expansions still hold, but q itself is a count of rows and 1e12 is far beyond any use.
+Q_MAX = 1.0e12
+#: Largest t accepted: log G_q(t) <= t + log 2 stays finite up to here.
+T_MAX = 1.0e300
+#: Most draws sample_sphere_coordinate makes in one call (800 MB of float64).
+SAMPLE_MAX = 10**8
+#: Below the Debye order, arguments at or above this use Hankel's expansion for large t
+#: (scipy's ``ive`` returns NaN from about t = 1e10 at small orders).
+_T_HANKEL = 1.0e5
+#: Terms of Hankel's expansion; with nu < 20 and t >= 1e5 each term is below 2e-3 times the last.
+_N_HANKEL = 10
 
 #: Orders nu = (q-1)/2 at or above this use the Debye expansion for large t.
 _NU_DEBYE = 20.0
@@ -206,7 +229,7 @@ def _ratio_series(nu, t):
 def _debye_parts(nu, t):
     z = t / nu
     s = np.hypot(1.0, z)            # sqrt(1 + z^2)
-    w = z * z / (1.0 + s)           # s - 1 without cancellation
+    w = z * (z / (1.0 + s))         # s - 1 without cancellation (nor overflow of z^2)
     p = 1.0 / s
     return z, s, w, p
 
@@ -224,8 +247,10 @@ def _log_f_debye(nu, t):
     acc = np.zeros_like(t)
     for k in range(_K_DEBYE, 0, -1):   # nested Horner in x = p/nu
         acc = (acc + _horner(_U_COEFFS[k], y)) * x
+    with np.errstate(over="ignore"):
+        log1p_z2 = np.where(z < 1e100, np.log1p(np.minimum(z, 1e100) ** 2), 2.0 * np.log(z))
     return (nu * (w - np.log1p(0.5 * w)) + _stirling_tail(nu)
-            - 0.25 * np.log1p(z * z) + np.log1p(acc))
+            - 0.25 * log1p_z2 + np.log1p(acc))
 
 
 def _ratio_debye(nu, t):
@@ -247,6 +272,24 @@ def _log_f_ive(nu, t):
     return special.gammaln(nu + 1.0) + nu * np.log(2.0 / t) + np.log(special.ive(nu, t)) + t
 
 
+def _log_f_hankel(nu, t):
+    r"""log F for nu < 20 and t >= 1e5 from Hankel's expansion (DLMF 10.40.1).
+
+    :math:`e^{-t} I_\nu(t) \sim (2\pi t)^{-1/2} \sum_k (-1)^k a_k(\nu) t^{-k}` with
+    :math:`a_k(\nu) = \prod_{j=1}^k (4\nu^2 - (2j-1)^2) / (k!\, 8^k)`.  For these
+    orders and arguments each term is below 2e-3 times the previous one, so ten
+    terms leave a relative error far below rounding.
+    """
+    mu = 4.0 * nu * nu
+    term = np.ones_like(t)
+    total = np.ones_like(t)
+    for k in range(1, _N_HANKEL + 1):
+        term = -term * (mu - (2.0 * k - 1.0) ** 2) / (8.0 * k * t)
+        total = total + term
+    return (special.gammaln(nu + 1.0) + nu * (np.log(2.0) - np.log(t)) + t
+            - 0.5 * (np.log(2.0 * np.pi) + np.log(t)) + np.log(total))
+
+
 def _ratio_bessel(nu, t, use_private=True):
     """I_{nu+1}/I_nu for moderate order: scipy's Perron fraction, else a ratio of ive."""
     if use_private and _scipy_iv_ratio is not None:
@@ -255,7 +298,7 @@ def _ratio_bessel(nu, t, use_private=True):
 
 
 def _regions(nu, t):
-    series = t * t <= 4.0 * (nu + 1.0)
+    series = t <= 2.0 * np.sqrt(nu + 1.0)
     debye = ~series & (nu >= _NU_DEBYE)
     bessel = ~series & ~debye
     return series, debye, bessel
@@ -267,25 +310,25 @@ def _regions(nu, t):
 
 def _check_q(q, name="q", minimum=Q_MIN, strict=False):
     arr = as_float_array(q, name)
-    bad = ~np.isfinite(arr) | ((arr <= minimum) if strict else (arr < minimum))
+    bad = ~np.isfinite(arr) | ((arr <= minimum) if strict else (arr < minimum)) | (arr > Q_MAX)
     if np.any(bad):
         rel = ">" if strict else ">="
-        raise ValueError(f"{name} must be finite and {rel} {minimum:g}, got {arr[bad].flat[0]!r}")
+        raise ValueError(f"{name} must be finite and {rel} {minimum:g} and <= {Q_MAX:g}, got {arr[bad].flat[0]!r}")
     return arr
 
 
 def _check_t(t, name="t"):
     arr = as_float_array(t, name)
-    bad = ~np.isfinite(arr) | (arr < 0)
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > T_MAX)
     if np.any(bad):
-        raise ValueError(f"{name} must be finite and >= 0, got {arr[bad].flat[0]!r}")
+        raise ValueError(f"{name} must be finite and >= 0 and <= {T_MAX:g}, got {arr[bad].flat[0]!r}")
     return arr
 
 
 def _q_t(q, t):
     q = _check_q(q)
     t = _check_t(t)
-    q, t = np.broadcast_arrays(q, t)
+    q, t = broadcast_named(q=q, t=t)
     return np.array(q, dtype=float), np.array(t, dtype=float)
 
 
@@ -299,7 +342,10 @@ def _log_g_array(q, t):
     series, debye, bessel = _regions(nu, t)
     out[series] += _log_f_series(nu[series], t[series])
     out[debye] += _log_f_debye(nu[debye], t[debye])
+    hankel = bessel & (t >= _T_HANKEL)
+    bessel &= ~hankel
     out[bessel] += _log_f_ive(nu[bessel], t[bessel])
+    out[hankel] += _log_f_hankel(nu[hankel], t[hankel])
     return out
 
 
@@ -318,8 +364,9 @@ def log_G(q, t):
     -------
     float or ndarray
         :math:`\log G_q(t)`; tested to 1e-12 relative error (absolute where
-        :math:`|\log G_q(t)| < 1`) against mpmath for :math:`1 \le q \le 10^7`,
-        :math:`0 \le t \le 10^7`.
+        :math:`|\log G_q(t)| < 1`) against mpmath for :math:`1 \le q \le 10^{12}`,
+        :math:`0 \le t \le 10^{300}` (the accepted domain; outside it a
+        ``ValueError`` names the argument).
 
     Notes
     -----
@@ -347,8 +394,10 @@ def log_G(q, t):
       merged with Stirling's series for :math:`\Gamma(\nu+1)` so that the
       terms of size :math:`\nu\log\nu` cancel on paper, not in floating
       point.  The first omitted term is below 3e-17 relative.
-    * :math:`\nu < 20`, larger t: ``scipy.special.ive`` (Amos' algorithm),
-      whose relative error there is about 1e-14, plus ``gammaln``.
+    * :math:`\nu < 20`, larger t up to 1e5: ``scipy.special.ive`` (Amos'
+      algorithm), whose relative error there is about 1e-14, plus ``gammaln``;
+      beyond 1e5 (where ``ive`` returns NaN from about 1e10) Hankel's
+      expansion (DLMF 10.40.1), ten terms.
 
     Everything is vectorised: each region is evaluated once on the points
     that fall in it (loops run over series terms, never over points).
@@ -439,7 +488,8 @@ def dlog_G(q, t):
     -------
     float or ndarray
         :math:`G_q'(t)/G_q(t) = I_{\nu+1}(t)/I_\nu(t)`, :math:`\nu = (q-1)/2`,
-        in :math:`[0, 1)`; zero at t = 0.  Lemma 5.5 says it lies in
+        in :math:`[0, 1)` (it rounds to 1.0 where :math:`1 - G_q'/G_q \approx q/(2t)`
+        is below half an ulp, t above about 1e16 q); zero at t = 0.  Lemma 5.5 says it lies in
         :math:`(0, t/q)` for t > 0.
 
     Notes
@@ -568,7 +618,9 @@ def log_ratio_bound(q, t1, t2):
     q = _check_q(q)
     t1 = _check_t(t1, "t1")
     t2 = _check_t(t2, "t2")
-    return scalar_or_array(np.abs(t1 - t2) * (t1 + t2) / (2.0 * q))
+    q, t1, t2 = broadcast_named(q=q, t1=t1, t2=t2)
+    with np.errstate(over="ignore"):  # +inf only where the bound exceeds the float range
+        return scalar_or_array(np.abs(t1 - t2) * (t1 + t2) / (2.0 * q))
 
 
 def ratio_bound(q, t1, t2):
@@ -632,7 +684,7 @@ def sphere_coordinate_pdf(u, q):
     if np.any(~np.isfinite(u)):
         raise ValueError(f"u must be finite, got {u[~np.isfinite(u)].flat[0]!r}")
     q = _check_q(q, minimum=1.0, strict=True)
-    u, q = np.broadcast_arrays(u, q)
+    u, q = broadcast_named(u=u, q=q)
     inside = np.abs(u) < 1.0
     out = np.zeros(u.shape)
     ui, qi = u[inside], q[inside]
@@ -654,7 +706,8 @@ def sample_sphere_coordinate(q, size=None, rng=None):
     q : float
         Dimension of the ambient space, finite and > 1.
     size : int or tuple of ints, optional
-        Output shape; ``None`` gives one Python float.
+        Output shape, at most :data:`SAMPLE_MAX` (1e8) draws; ``None`` gives
+        one Python float.
     rng : numpy.random.Generator or int or None
         Generator or seed.
 
@@ -673,6 +726,15 @@ def sample_sphere_coordinate(q, size=None, rng=None):
     q = _check_q(q, minimum=1.0, strict=True)
     if q.ndim:
         raise ValueError(f"q must be a single number, got an array of shape {q.shape}")
+    if size is not None:
+        shape = (size,) if np.ndim(size) == 0 else tuple(size)
+        try:
+            dims = [int(check_int(d, "size", minimum=0)) for d in shape]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"size must be None, a whole number >= 0 or a tuple of them, got {size!r}") from exc
+        if int(np.prod(dims, dtype=float)) > SAMPLE_MAX:
+            raise ValueError(f"size must ask for at most {SAMPLE_MAX:g} draws, got {size!r}")
+        size = tuple(dims) if np.ndim(size) else dims[0]
     a = 0.5 * (float(q) - 1.0)
     draws = 2.0 * as_rng(rng).beta(a, a, size=size) - 1.0
     return scalar_or_array(draws)

@@ -16,6 +16,17 @@ and a uniform frame are needed: O(n p^2) time and O(n p) memory instead of
 O(n^3) and O(n^2).  The uniform frame is ``Z (chol(Z^T Z))^{-1}`` for a
 Gaussian n x p matrix ``Z``, which is the Q factor of ``Z`` with the signs of
 R's diagonal made positive (Mezzadri 2007), computed without a second QR.
+
+Domain (the rule of the package)
+--------------------------------
+Data are finite real 2-D arrays with entries in [-1, 1] (complex data raise a
+``TypeError`` naming ``X``: the imaginary part is never dropped silently);
+sigma lies in (0, 1e100] (:data:`SIGMA_MAX`).  Functions that allocate a matrix of their own
+refuse sizes beyond a documented cap with a ``ValueError`` naming the
+argument: :func:`haar_orthogonal` (and the ``"dense"`` method, which calls
+it) takes n <= :data:`HAAR_MAX_N` = 8192 (an n x n matrix of 512 MiB),
+:func:`stiefel_frame` takes n * p <= :data:`FRAME_MAX_ENTRIES` = 2**26
+(512 MiB).  The releases allocate only arrays of the data's own shape.
 """
 
 from __future__ import annotations
@@ -24,6 +35,13 @@ import numpy as np
 from scipy import linalg
 
 from ._validate import as_rng, check_block_sizes, check_int, check_matrix, check_sigma
+
+#: Largest sigma the releases accept (noise and Gram matrices stay far from overflow).
+SIGMA_MAX = 1e100
+#: Largest n accepted by haar_orthogonal (n x n float64: 512 MiB).
+HAAR_MAX_N = 8192
+#: Largest n * p accepted by stiefel_frame (512 MiB of float64).
+FRAME_MAX_ENTRIES = 2**26
 
 __all__ = [
     "check_data",
@@ -75,8 +93,8 @@ def _check_masked_shape(X, name="X"):
     return n, p
 
 
-def _check_size(value, name, minimum=1):
-    arr = check_int(value, name, minimum=minimum)
+def _check_size(value, name, minimum=1, maximum=None):
+    arr = check_int(value, name, minimum=minimum, **({} if maximum is None else {"maximum": maximum}))
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a single whole number >= {minimum}")
     return int(arr)
@@ -92,7 +110,8 @@ def haar_orthogonal(n, rng=None):
     Parameters
     ----------
     n : int
-        Size, >= 1.
+        Size, 1 <= n <= :data:`HAAR_MAX_N` (8192: the matrix alone takes
+        512 MiB; beyond, a ValueError names n).
     rng : numpy.random.Generator, int or None
         Source of randomness.
 
@@ -106,7 +125,7 @@ def haar_orthogonal(n, rng=None):
     >>> bool(np.allclose(A.T @ A, np.eye(4)))
     True
     """
-    n = _check_size(n, "n")
+    n = _check_size(n, "n", maximum=HAAR_MAX_N)
     rng = as_rng(rng)
     Z = rng.standard_normal((n, n))
     Q, R = np.linalg.qr(Z)
@@ -124,7 +143,8 @@ def stiefel_frame(n, p, rng=None):
     Parameters
     ----------
     n, p : int
-        Shape, n >= p >= 1.
+        Shape, n >= p >= 1, n * p <= :data:`FRAME_MAX_ENTRIES` (2**26
+        entries, 512 MiB; beyond, a ValueError names n and p).
     rng : numpy.random.Generator, int or None
 
     Returns
@@ -135,6 +155,8 @@ def stiefel_frame(n, p, rng=None):
     p = _check_size(p, "p")
     if p > n:
         raise ValueError(f"p must be <= n for an n x p frame, got n={n}, p={p}")
+    if n * p > FRAME_MAX_ENTRIES:
+        raise ValueError(f"n * p must be <= {FRAME_MAX_ENTRIES} (512 MiB), got n={n}, p={p}")
     rng = as_rng(rng)
     Z = rng.standard_normal((n, p))
     return _orthonormalise(Z)
@@ -150,6 +172,13 @@ def _orthonormalise(Z):
     # Z R^{-1} through the p x p inverse: one gemm, no n x p triangular solve (which is
     # slow on small blocks when BLAS threads compete).
     return Z @ linalg.solve_triangular(R, np.eye(R.shape[0]), lower=False)
+
+
+def _scalar_sigma(sigma):
+    arr = check_sigma(sigma, top=SIGMA_MAX)
+    if arr.ndim != 0:
+        raise ValueError(f"sigma must be a single number in (0, {SIGMA_MAX:g}], got an array of shape {arr.shape}")
+    return float(arr)
 
 
 def _noise(shape, sigma, rng):
@@ -179,7 +208,7 @@ def release_a(X, sigma, rng=None):
     ndarray, shape (n, p)
     """
     X = check_data(X)
-    sigma = float(check_sigma(sigma))
+    sigma = _scalar_sigma(sigma)
     rng = as_rng(rng)
     return X + _noise(X.shape, sigma, rng)
 
@@ -253,11 +282,13 @@ def release_b(X, sigma, rng=None, method="frame"):
     _check_method(method)
     X = check_data(X)
     _check_masked_shape(X)
-    sigma = float(check_sigma(sigma))
+    sigma = _scalar_sigma(sigma)
     rng = as_rng(rng)
     M = _noise(X.shape, sigma, rng)
     M += X
     if method == "dense":
+        if X.shape[0] > HAAR_MAX_N:
+            raise ValueError(f"method='dense' needs n <= {HAAR_MAX_N} rows of X (an n x n mask), got n={X.shape[0]}")
         return haar_orthogonal(X.shape[0], rng) @ M
     return _mask_frame(M, rng)
 
@@ -288,9 +319,11 @@ def release_c(X, sigma, rng=None, method="frame"):
     _check_method(method)
     X = check_data(X)
     _check_masked_shape(X)
-    sigma = float(check_sigma(sigma))
+    sigma = _scalar_sigma(sigma)
     rng = as_rng(rng)
     if method == "dense":
+        if X.shape[0] > HAAR_MAX_N:
+            raise ValueError(f"method='dense' needs n <= {HAAR_MAX_N} rows of X (an n x n mask), got n={X.shape[0]}")
         AX = haar_orthogonal(X.shape[0], rng) @ X
     else:
         AX = _mask_frame(X, rng)
@@ -340,7 +373,7 @@ def release_block(X, sigma, block_sizes=None, rng=None):
     if block_sizes is None:
         raise ValueError("block_sizes is required for an in-memory array (sizes summing to n, each > p)")
     sizes = check_block_sizes(block_sizes, p, n)
-    sigma = float(check_sigma(sigma))
+    sigma = _scalar_sigma(sigma)
     rng = as_rng(rng)
     M = X + _noise(X.shape, sigma, rng)
     out = np.empty_like(M)

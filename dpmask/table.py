@@ -3,6 +3,13 @@
 Table 1 compares, for eps in {0.1, 0.01, 0.001}, delta in {0.01, 0.001},
 p in {1, 5, 20} and n in {100, 10000}, Theorem 3.2's necessary and sufficient
 sigma for Setting A with Theorem 3.4's sufficient sigma for Setting B.
+
+Domain (the rule of the package): a grid is a dict with exactly the keys
+``eps``, ``delta``, ``p``, ``n``, each a non-empty 1-D sequence, at most
+100 000 rows in all, every value inside the domain of :mod:`dpmask.bounds`
+(eps in [1e-100, 1), delta in (0, 1/2), whole numbers n > p >= 1 with
+n <= 2**53); outside it a ``ValueError`` names the key.  Counts are returned
+as exact 64-bit integers.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import itertools
 
 import numpy as np
 
+from ._validate import as_float_array
 from .bounds import sigma_a_necessary, sigma_a_sufficient, sigma_b
 
 __all__ = ["TABLE1_GRID", "PAPER_TABLE1", "table1", "table1_arrays"]
@@ -63,6 +71,9 @@ PAPER_TABLE1 = (
     (0.001, 0.001, 20, 10000, 3090.2, 3252.0, 121.4, 27),
 )
 
+#: Most rows table1 builds (the product of the grid's lengths).
+MAX_ROWS = 100_000
+
 COLUMNS = ("eps", "delta", "p", "n", "a_necessary", "a_sufficient", "b_sufficient", "ratio")
 
 
@@ -72,9 +83,12 @@ def table1_arrays(grid=None, *, corrected=False):
     Parameters
     ----------
     grid : dict, optional
-        Values of ``eps``, ``delta``, ``p`` and ``n`` (each a sequence); rows
-        run over their product in that nesting order, as in the paper.
-        Defaults to ``TABLE1_GRID``.
+        Values of ``eps``, ``delta``, ``p`` and ``n`` (each a non-empty
+        sequence); rows run over their product in that nesting order, as in
+        the paper; at most 100 000 rows.  Defaults to ``TABLE1_GRID``.  Each
+        value must lie in the domain of :mod:`dpmask.bounds` (eps in
+        [1e-100, 1), delta in (0, 1/2), whole numbers n > p >= 1 with
+        n <= 2**53); outside it a ValueError names the argument.
     corrected : bool
         Use the conservative variant of Theorem 3.4 with 2(n - p - 1)
         (see :func:`dpmask.bounds.g_b`).
@@ -86,7 +100,18 @@ def table1_arrays(grid=None, *, corrected=False):
         (unrounded; the paper prints it rounded to an integer).
     """
     grid = TABLE1_GRID if grid is None else grid
-    rows = np.array(list(itertools.product(grid["eps"], grid["delta"], grid["p"], grid["n"])), dtype=float)
+    if not isinstance(grid, dict) or set(grid) != {"eps", "delta", "p", "n"}:
+        raise ValueError(f"grid must be a dict with exactly the keys 'eps', 'delta', 'p', 'n', got {grid!r}")
+    values = {}
+    for key in ("eps", "delta", "p", "n"):
+        arr = as_float_array(grid[key], f"grid[{key!r}]")
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"grid[{key!r}] must be a non-empty 1-D sequence of numbers, got {grid[key]!r}")
+        values[key] = arr
+    size = np.prod([v.size for v in values.values()])
+    if size > MAX_ROWS:
+        raise ValueError(f"grid must give at most {MAX_ROWS} rows, got {size}")
+    rows = np.array(list(itertools.product(values["eps"], values["delta"], values["p"], values["n"])), dtype=float)
     eps, delta, p, n = rows.T
     a_nec = sigma_a_necessary(eps, delta)
     a_suf = sigma_a_sufficient(eps, delta)
@@ -94,8 +119,8 @@ def table1_arrays(grid=None, *, corrected=False):
     return {
         "eps": eps,
         "delta": delta,
-        "p": p.astype(int),
-        "n": n.astype(int),
+        "p": p.astype(np.int64),
+        "n": n.astype(np.int64),
         "a_necessary": a_nec,
         "a_sufficient": a_suf,
         "b_sufficient": b_suf,

@@ -369,23 +369,36 @@ def gq_numbers(q, t1, t2):
 
     Uses :func:`dpmask.gq.log_G`, imported here so this module loads before it.
 
+    Parameters
+    ----------
+    q : float
+        In [1, 1e12] (:data:`dpmask.gq.Q_MAX`).
+    t1, t2 : float
+        In [0, 1e300] (:data:`dpmask.gq.T_MAX`).  Outside these ranges, or for
+        arrays, a ``ValueError`` names the argument.
+
     Returns
     -------
     dict
-        ``log_ratio``, ``log_bound``, ``ratio`` = exp(log_ratio),
-        ``bound`` = exp(log_bound) (inf if it overflows) and ``holds``
-        (log_ratio <= log_bound).
+        ``log_ratio``, ``log_bound`` (``inf`` only where it exceeds the float
+        range), ``ratio`` = exp(log_ratio), ``bound`` = exp(log_bound) (inf if
+        it overflows) and ``holds`` (log_ratio <= log_bound, up to rounding).
     """
-    from .gq import log_G
+    from .gq import log_G, log_ratio_bound
 
+    for name, value in (("q", q), ("t1", t1), ("t2", t2)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} must be a single number, got shape {np.shape(value)}")
+    log_bound = float(log_ratio_bound(q, t1, t2))  # validates q, t1, t2 (names the argument)
     log_ratio = float(log_G(q, t2) - log_G(q, t1))
-    log_bound = abs(t1**2 - t2**2) / (2.0 * q)
+    # log_G has relative error <= 1e-12 in each term: allow that much on each side
+    slack = 1e-12 * (abs(float(log_G(q, t2))) + abs(float(log_G(q, t1)))) + 1e-300
     return {
         "log_ratio": log_ratio,
         "log_bound": log_bound,
         "ratio": math.exp(log_ratio) if log_ratio < 700 else math.inf,
         "bound": math.exp(log_bound) if log_bound < 700 else math.inf,
-        "holds": log_ratio <= log_bound * (1 + 1e-12) + 1e-300,
+        "holds": log_ratio <= log_bound * (1 + 1e-12) + slack,
     }
 
 

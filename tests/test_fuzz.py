@@ -1,0 +1,395 @@
+"""Property-based walk over every public function of the package (issue 10).
+
+For each function of each module's ``__all__`` Hypothesis draws arguments from
+a mixture of plausible values (the edges of each documented domain included)
+and adversarial ones: extreme floats, huge and tiny integers, NaN and inf,
+complex numbers, strings, None, arrays of the wrong shape or dtype.  Every call
+must end in one of two ways:
+
+* a result whose every number is finite (``inf`` / ``-inf`` only where the
+  function documents it, listed in ``MAY_BE_INFINITE``) and within the
+  documented range (``RANGES``), or
+* a ``ValueError`` / ``TypeError`` whose message names one of the function's
+  arguments.
+
+Anything else (NaN, RuntimeError, OverflowError, LinAlgError, a numpy message
+such as "shape mismatch: arg 0", a call that overruns the deadline) fails.
+
+Skipped, with the reason:
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpmask import audit, bounds, exact, gq, inference, mechanisms, table, widgets
+
+# (module, name) -> reason.  Constants in __all__ are skipped automatically.
+SKIP = {
+    ("widgets", "noise_explorer"): "builds ipywidgets",
+    ("widgets", "gq_explorer"): "builds ipywidgets",
+    ("widgets", "block_explorer"): "builds ipywidgets",
+    ("widgets", "inference_explorer"): "builds ipywidgets",
+    ("widgets", "tightness_explorer"): "builds ipywidgets",
+    ("widgets", "noise_figure"): "draws a matplotlib figure over a fixed grid (seconds per call)",
+    ("widgets", "gq_figure"): "draws a matplotlib figure (seconds per call)",
+    ("widgets", "block_figure"): "draws a matplotlib figure (seconds per call)",
+    ("widgets", "inference_figure"): "draws a matplotlib figure (seconds per call)",
+    ("widgets", "tightness_figure"): "draws a matplotlib figure over a grid of exact searches (tens of seconds)",
+    ("widgets", "tightness_numbers"): "runs sigma_lower_bound and masked_p1_sigma: seconds per call",
+    ("inference", "OLSResult"): "a dataclass (a container, not a computation)",
+}
+# Not walked at all: dpmask.scale (owned by the Dask/cluster work), dpmask.symbolic
+# (SymPy derivations without numeric arguments; seconds per call), dpmask._validate (private).
+
+__doc__ += "".join(f"\n* ``{m}.{f}``: {why}." for (m, f), why in sorted(SKIP.items())) + (
+    "\n* ``dpmask.scale``: owned by the Dask/cluster work, tested in test_scale.py."
+    "\n* ``dpmask.symbolic``: SymPy derivations, no numeric arguments, seconds per call."
+)
+
+MODULES = {
+    "bounds": bounds,
+    "gq": gq,
+    "mechanisms": mechanisms,
+    "table": table,
+    "exact": exact,
+    "audit": audit,
+    "inference": inference,
+    "widgets": widgets,
+}
+
+# --------------------------------------------------------------------------- values
+
+NASTY_FLOATS = [0.0, -0.0, 5e-324, 1e-300, 1e-100, 1e-10, 1.0 - 1e-16, 1.0, 1.0 + 1e-15, 2.0, 1e10, 1e17,
+                1e100, 1e300, 1.7e308, -1.0, -1e-300, math.inf, -math.inf, math.nan]
+NASTY_OTHER = [complex(0.1, 0.2), np.complex128(1 + 1j), "x", None, 2**63, -(2**63), 2**64 + 1, 10**400,
+               np.ones(2), np.ones(3), np.ones((2, 2)), np.array([]), np.array([True]), np.array(["a"]),
+               np.array([1, 2], dtype=np.int64), [0.1, 0.2], np.array([np.nan, 1.0])]
+
+nasty = st.one_of(
+    st.sampled_from(NASTY_FLOATS),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from(range(len(NASTY_OTHER))).map(lambda i: NASTY_OTHER[i]),
+)
+
+
+_PLAUSIBLE = {}
+
+
+def mix(plausible):
+    """Mostly plausible values (edges of the domain included), sometimes nasty ones."""
+    mixed = st.one_of(plausible, plausible, plausible, nasty)
+    _PLAUSIBLE[id(mixed)] = plausible
+    return mixed
+
+
+def _calls(spec):
+    """Half the examples draw every argument from its plausible values (so that the interior
+    and the edges of the domain are reached, not only the errors), half mix in nasty ones."""
+    plausible = {k: _PLAUSIBLE.get(id(v), v) for k, v in spec.items()}
+    return st.one_of(st.fixed_dictionaries(plausible), st.fixed_dictionaries(spec))
+
+
+EPS = mix(st.sampled_from([1e-300, 1e-100, 1e-6, 1e-3, 0.1, 0.5, 0.999, 1.0, 10.0, 100.0, 700.0, 1e100, 1e300])
+          | st.floats(1e-6, 100.0))
+DELTA = mix(st.sampled_from([1e-300, 1e-100, 1e-10, 0.001, 0.01, 0.049, 0.3, 0.5, 0.9, 1 - 1e-16])
+            | st.floats(1e-300, 0.999))
+SIGMA = mix(st.sampled_from([1e-300, 1e-80, 1e-15, 1e-5, 1e-3, 0.1, 0.8, 1.0, 10.0, 1e4, 1e10, 1e100, 1e300])
+            | st.floats(1e-3, 1e3))
+# counts: valid cheap ones, the caps and just past them
+SMALL_N = st.sampled_from([2, 3, 5, 10, 30, 100])
+BIG_N = st.sampled_from([10**4, 10**6, 10**6 + 1, 10**9, 10**12, 10**15, 2**53, 2**53 + 2, 2**63, 10**20])
+N = mix(SMALL_N | BIG_N)
+N_CHEAP = mix(SMALL_N)  # for the exact searches: large valid n is seconds per call
+P = mix(st.sampled_from([1, 2, 3, 5, 20]) | st.sampled_from([2**53, 2**63]))
+Q = mix(st.sampled_from([1, 1.5, 2, 3, 40.5, 1e3, 1e7, 1e12, 1e12 + 1, 1e13]) | st.floats(1, 1e12))
+T = mix(st.sampled_from([0.0, 1e-300, 1e-5, 1.0, 50.0, 1e5, 1e10, 1e100, 1e300, 1.7e308]) | st.floats(0, 1e300))
+LAM = mix(st.sampled_from([0.0, 1e-300, 1e-3, 1.0, 100.0, 1e6, 1e12, 1e13, 1e300]))
+U = mix(st.sampled_from([-1.0, -0.5, 0.0, 1e-300, 0.999999, 1.0, 1.5]))
+RNG = st.sampled_from([0, 1, None, np.random.default_rng(3), -1, "seed", 1.5])
+
+
+def CHEAP_SIZE(plausible):
+    """Sizes for the allocating functions: valid but expensive ones (300 < n <= the cap) are left
+    out, since an 8192 x 8192 QR takes a minute; the caps themselves are drawn (8193, 10**9)."""
+    def expensive(v):
+        if isinstance(v, (complex, np.complexfloating)):
+            return False
+        try:
+            return 300 < float(v) <= 2**26
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+    return mix(plausible).filter(lambda v: not expensive(v))
+
+
+def _matrix(n, p, scale=1.0, seed=0):
+    return scale * np.random.default_rng(seed).uniform(-1, 1, (n, p))
+
+
+MATRICES = [
+    _matrix(6, 2), _matrix(5, 1), _matrix(12, 3), np.zeros((4, 2)), np.ones((3, 1)),
+    _matrix(2, 3),  # n < p
+    _matrix(3, 3),  # n = p
+    _matrix(4, 2, 2.0),  # entries outside [-1, 1]
+    np.full((4, 2), np.nan), np.full((4, 2), np.inf), _matrix(4, 2) + 0.1j,
+    np.ones(5), np.ones((2, 2, 2)), np.zeros((0, 2)), np.array([["a", "b"]] * 3),
+    np.ones((4, 2), dtype=bool), np.ones((4, 2), dtype=np.int64), [[0.1, 0.2], [0.3]], None, 1.0,
+]
+X = st.sampled_from(range(len(MATRICES))).map(lambda i: MATRICES[i])
+GRAMS = [np.eye(2), np.array([[4.0, 1.0], [1.0, 3.0]]), np.zeros((2, 2)), -np.eye(2), np.full((2, 2), np.nan),
+         np.eye(2) + 0.5j, np.ones(3), np.eye(3)[:2], np.array([[1e300, 0], [0, 1e300]]), np.eye(1)]
+GRAM = st.sampled_from(range(len(GRAMS))).map(lambda i: GRAMS[i])
+BLOCKS = st.sampled_from([[3, 3], [4, 2], [6], [2, 2, 2], [1, 5], [], [2**63], [3.5, 2.5], [[3, 3]], "33", None,
+                          [10**6, 10**6], [np.nan, 6]])
+STAT_FNS = [lambda Y: float(np.sum(Y**2)), lambda Y: float(Y[0, 0]), lambda Y: math.nan, lambda Y: math.inf,
+            lambda Y: "x", lambda Y: None, None, 3.0]
+STAT_FN = st.sampled_from(range(len(STAT_FNS))).map(lambda i: STAT_FNS[i])
+SCALAR_SIGMA = SIGMA
+STATISTIC = st.sampled_from(["projection", "frobenius", "best", "nope", 3, None])
+SMALL_INT = mix(st.sampled_from([0, 1, 2, 3, 5]))
+
+
+def _costly_draws(v):
+    """Valid but slow sample counts for mc_delta (100 < n_samples <= 1e7) are left out of the walk."""
+    if isinstance(v, (complex, np.complexfloating, str)) or v is None:
+        return False
+    try:
+        return 100 < float(np.asarray(v).ravel()[0]) <= 1e7 if np.size(v) else False
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _neighbour_pair(i):
+    X0 = MATRICES[i] if i < len(MATRICES) else _matrix(6, 2)
+    try:
+        X1 = np.array(X0, copy=True)
+        if X1.ndim == 2 and X1.size and X1.dtype.kind in "fc":
+            X1[0] = 0.0
+    except (TypeError, ValueError):
+        X1 = X0
+    return X0, X1
+
+
+# argument strategies per function: name -> {parameter: strategy}
+SPECS = {
+    ("bounds", "gaussian_upper_quantile"): dict(delta=DELTA),
+    ("bounds", "sigma_a_necessary"): dict(eps=EPS, delta=DELTA),
+    ("bounds", "sigma_a_sufficient"): dict(eps=EPS, delta=DELTA),
+    ("bounds", "sigma_a_corollary"): dict(eps=EPS, delta=DELTA, kind=st.sampled_from(["sufficient", "necessary", "x", 1])),
+    ("bounds", "g_b"): dict(sigma=SIGMA, eps=EPS, delta=DELTA, n=N, p=P, corrected=st.booleans()),
+    ("bounds", "sigma_b"): dict(eps=EPS, delta=DELTA, n=N, p=P, corrected=st.booleans()),
+    ("bounds", "sigma_b_corollary"): dict(eps=EPS, delta=DELTA, n=N, p=P),
+    ("bounds", "sigma_b_block"): dict(eps=EPS, delta=DELTA, block_sizes=BLOCKS, p=P, corrected=st.booleans()),
+    ("bounds", "sufficient_sigma"): dict(eps=EPS, delta=DELTA, n=N, p=P, setting=st.sampled_from(["A", "B", "C", "D", 1])),
+    ("gq", "G"): dict(q=Q, t=T),
+    ("gq", "log_G"): dict(q=Q, t=T),
+    ("gq", "dlog_G"): dict(q=Q, t=T),
+    ("gq", "c_bar"): dict(q=Q),
+    ("gq", "log_c_bar"): dict(q=Q),
+    ("gq", "ratio_bound"): dict(q=Q, t1=T, t2=T),
+    ("gq", "log_ratio_bound"): dict(q=Q, t1=T, t2=T),
+    ("gq", "sphere_coordinate_pdf"): dict(u=U, q=Q),
+    ("gq", "sample_sphere_coordinate"): dict(q=Q, size=st.sampled_from([None, 3, (2, 2), -1, 10**12, "x"]), rng=RNG),
+    ("mechanisms", "check_data"): dict(X=X),
+    ("mechanisms", "haar_orthogonal"): dict(n=CHEAP_SIZE(st.sampled_from([1, 2, 5, 8193, 10**9, 2**63])), rng=RNG),
+    ("mechanisms", "stiefel_frame"): dict(n=CHEAP_SIZE(st.sampled_from([1, 3, 6, 10**9, 2**63])),
+                                          p=CHEAP_SIZE(st.sampled_from([1, 2, 7, 10**9])), rng=RNG),
+    ("mechanisms", "release_a"): dict(X=X, sigma=SCALAR_SIGMA, rng=RNG),
+    ("mechanisms", "release_b"): dict(X=X, sigma=SCALAR_SIGMA, rng=RNG, method=st.sampled_from(["frame", "dense", "x"])),
+    ("mechanisms", "release_c"): dict(X=X, sigma=SCALAR_SIGMA, rng=RNG, method=st.sampled_from(["frame", "dense", "x"])),
+    ("mechanisms", "release_block"): dict(X=X, sigma=SCALAR_SIGMA, block_sizes=BLOCKS, rng=RNG),
+    ("table", "table1"): dict(grid=st.sampled_from([None]) | st.fixed_dictionaries(
+        {"eps": st.lists(EPS, min_size=1, max_size=2), "delta": st.lists(DELTA, min_size=1, max_size=2),
+         "p": st.lists(P, min_size=1, max_size=2), "n": st.lists(N, min_size=1, max_size=2)}),
+        corrected=st.booleans()),
+    ("exact", "classical_gaussian_sigma"): dict(eps=EPS, delta=DELTA),
+    ("exact", "analytic_gaussian_delta"): dict(eps=EPS, sigma=SIGMA),
+    ("exact", "analytic_gaussian_log_delta"): dict(eps=EPS, sigma=SIGMA),
+    ("exact", "analytic_gaussian_sigma"): dict(eps=EPS, delta=DELTA),
+    ("exact", "setting_a_criterion_delta"): dict(eps=EPS, sigma=SIGMA),
+    ("exact", "setting_a_criterion_sigma"): dict(eps=EPS, delta=DELTA),
+    ("exact", "masked_p1_worst_pair"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP),
+    ("exact", "masked_p1_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP),
+    ("exact", "masked_p1_log_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP),
+    ("exact", "masked_p1_sigma"): dict(eps=EPS, delta=DELTA, n=N_CHEAP),
+    ("exact", "ncx2_hockey_stick_log_delta"): dict(eps=EPS, df=N_CHEAP, lam_p=LAM, lam_q=LAM),
+    ("audit", "statistic_log_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP, p=SMALL_INT, statistic=STATISTIC),
+    ("audit", "statistic_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP, p=SMALL_INT, statistic=STATISTIC),
+    ("audit", "statistic_worst_pair"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP, p=SMALL_INT, statistic=STATISTIC),
+    ("audit", "sigma_lower_bound"): dict(eps=EPS, delta=DELTA, n=N_CHEAP, p=SMALL_INT, statistic=STATISTIC),
+    ("inference", "gram"): dict(Y=X),
+    ("inference", "corrected_gram"): dict(G=GRAM, n=N, sigma=SIGMA),
+    ("inference", "ols_from_gram"): dict(G=GRAM, n=N, response=SMALL_INT, sigma=st.none() | SIGMA),
+    ("inference", "ols_from_release"): dict(Y=X, response=SMALL_INT, sigma=st.none() | SIGMA),
+    ("inference", "correlation_from_release"): dict(Y=X, sigma=st.none() | SIGMA),
+    ("inference", "pca_from_release"): dict(Y=X, sigma=st.none() | SIGMA),
+    ("inference", "simulate_gram"): dict(XtX=GRAM, n=N, sigma=SIGMA, size=st.sampled_from([None, 2, -1, 10**12]), rng=RNG),
+    ("widgets", "noise_numbers"): dict(eps=EPS, delta=DELTA, n=N, p=P),
+    ("widgets", "gq_numbers"): dict(q=Q, t1=T, t2=T),
+    ("widgets", "block_numbers"): dict(eps=EPS, delta=DELTA, n=N, p=P, block=N),
+    ("widgets", "inference_numbers"): dict(eps=EPS, delta=DELTA, n=N),
+}
+SPECS[("table", "table1_arrays")] = SPECS[("table", "table1")]
+# mc_delta needs neighbouring data sets: drawn together
+SPECS[("audit", "mc_delta")] = dict(
+    pair=st.sampled_from(range(len(MATRICES) + 1)).map(_neighbour_pair), stat_fn=STAT_FN, sigma=SCALAR_SIGMA,
+    eps=mix(st.sampled_from([1e-3, 1.0, 700.0, 1000.0])),
+    n_samples=mix(st.sampled_from([20, 40, 19, 10**7 + 1, 10**9])).filter(lambda v: not _costly_draws(v)),
+    rng=RNG, method=st.sampled_from(["frame", "batch", "dense", "x"]),
+)
+
+# Documented infinities: (module, name) -> which signs may appear.
+MAY_BE_INFINITE = {
+    ("gq", "G"): {+1},                   # overflow of exp(log G): documented
+    ("gq", "ratio_bound"): {+1},         # documented
+    ("gq", "log_ratio_bound"): {+1},     # |t1^2 - t2^2| beyond the float range
+    ("widgets", "gq_numbers"): {+1},     # bound / log_bound as above
+    ("exact", "ncx2_hockey_stick_log_delta"): {-1},  # log 0 where delta = 0 (a lower-side quantity)
+    ("audit", "statistic_log_delta"): {-1},          # a lower bound on log delta
+    ("audit", "statistic_worst_pair"): {-1},
+    ("audit", "mc_delta"): set(),
+}
+
+# Documented ranges of scalar results: (module, name) -> predicate.
+RANGES = {
+    ("exact", "masked_p1_delta"): lambda v: 0 < v <= 1,
+    ("exact", "analytic_gaussian_delta"): lambda v: 0 <= v <= 1,
+    ("exact", "setting_a_criterion_delta"): lambda v: 0 <= v <= 1,
+    ("audit", "statistic_delta"): lambda v: 0 <= v <= 1,
+    ("exact", "masked_p1_log_delta"): lambda v: v <= 0,
+    ("exact", "analytic_gaussian_log_delta"): lambda v: v <= 0,
+    ("audit", "statistic_log_delta"): lambda v: v <= 0,
+    ("exact", "masked_p1_sigma"): lambda v: v > 0,
+    ("exact", "analytic_gaussian_sigma"): lambda v: v > 0,
+    ("audit", "sigma_lower_bound"): lambda v: v > 0,
+    ("bounds", "sigma_b"): lambda v: v > 0,
+    ("bounds", "sufficient_sigma"): lambda v: v > 0,
+    ("gq", "dlog_G"): lambda v: 0 <= v <= 1,
+}
+
+# DPMASK_FUZZ_SCALE=k multiplies the examples (and draws them at random) for a long hunt.
+SCALE = int(os.environ.get("DPMASK_FUZZ_SCALE", "1"))
+
+# Functions of modules this branch does not own that the walk found failing; reported, not edited.
+KNOWN_OUTSIDE = {
+    ("inference", "corrected_gram"): "complex G cast to real with only a ComplexWarning (inference.py:82)",
+    ("inference", "ols_from_gram"): "complex G cast to real with only a ComplexWarning (inference.py:82)",
+    ("inference", "ols_from_release"): "error names 'n', not an argument: 'n must exceed the number of predictors'",
+    ("inference", "correlation_from_release"): "error names no argument: 'the (corrected) variance of column 0 ...'",
+    ("inference", "simulate_gram"): "size=10**12 or n=10**12: a bare MemoryError; complex XtX: ComplexWarning",
+    ("inference", "pca_from_release"): "sigma=1e300: OverflowError (34, 'Numerical result out of range')",
+    ("widgets", "noise_numbers"): "returns b_corrected = NaN when n = p + 1",
+    ("widgets", "block_numbers"): "unvalidated n, p, block: numpy TypeError/OverflowError/UFuncTypeError naming nothing",
+}
+
+
+def _leaves(obj):
+    """Every number in a result (arrays, dicts, lists, tuples, dataclasses)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        obj = dataclasses.asdict(obj)
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _leaves(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _leaves(v)
+    elif isinstance(obj, (bool, np.bool_, str)) or obj is None:
+        return
+    elif isinstance(obj, (int, float, complex, np.number, np.ndarray)):
+        arr = np.asarray(obj)
+        if arr.dtype.kind in "fciu":
+            yield from np.ravel(arr)
+    # other objects (figures, generators) are not numbers
+
+
+def _check_result(key, result):
+    signs = MAY_BE_INFINITE.get(key, set())
+    for v in _leaves(result):
+        assert not np.iscomplexobj(v), f"{key} returned a complex number {v!r}"
+        v = float(v)
+        assert not math.isnan(v), f"{key} returned NaN"
+        if math.isinf(v):
+            assert (1 if v > 0 else -1) in signs, f"{key} returned {v} (not documented)"
+    pred = RANGES.get(key)
+    if pred is not None:
+        for v in _leaves(result):
+            assert pred(float(v)), f"{key} returned {float(v)!r}, outside its documented range"
+
+
+def _names_an_argument(message, names):
+    return any(re.search(rf"(?<![A-Za-z_]){re.escape(n)}(?![A-Za-z_])", message) for n in names)
+
+
+# names an error may use besides the parameters (entries of a dict argument, the checked pair)
+ALIASES = {
+    ("table", "table1"): {"eps", "delta", "p", "n"},
+    ("table", "table1_arrays"): {"eps", "delta", "p", "n"},
+    ("audit", "mc_delta"): {"X", "X_prime"},
+    ("widgets", "block_numbers"): {"block_sizes"},
+}
+
+
+def _call(key, fn, kwargs):
+    if key == ("audit", "mc_delta"):
+        X0, X1 = kwargs.pop("pair")
+        return fn(kwargs.pop("stat_fn"), X0, X1, kwargs.pop("sigma"), kwargs.pop("eps"),
+                  kwargs.pop("n_samples"), kwargs.pop("rng"), **kwargs)
+    return fn(**kwargs)
+
+
+def _walk():
+    for mod_name, mod in MODULES.items():
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not callable(obj):
+                continue  # a constant
+            key = (mod_name, name)
+            if key in SKIP:
+                continue
+            yield key
+
+
+WALK = list(_walk())
+
+
+def test_every_public_function_has_a_spec():
+    missing = [k for k in WALK if k not in SPECS]
+    assert not missing, f"no argument strategies for {missing}"
+
+
+@pytest.mark.parametrize("key", [k for k in WALK if k not in KNOWN_OUTSIDE], ids=lambda k: ".".join(k))
+def test_extremes_give_finite_values_or_named_errors(key):
+    fn = getattr(MODULES[key[0]], key[1])
+    spec = SPECS[key]
+    names = set(spec) | ALIASES.get(key, set())
+    if key == ("audit", "mc_delta"):
+        names |= {"stat_fn", "sigma", "eps", "n_samples", "rng", "method"}
+    slow = key[0] in ("exact", "audit") and key[1] not in (
+        "classical_gaussian_sigma", "analytic_gaussian_delta", "analytic_gaussian_log_delta",
+        "analytic_gaussian_sigma", "setting_a_criterion_delta", "setting_a_criterion_sigma")
+
+    @settings(max_examples=SCALE * (60 if slow else 250), deadline=6000 if slow else 2000, derandomize=SCALE == 1,
+              suppress_health_check=list(HealthCheck), database=None)
+    @given(_calls(spec))
+    def run(kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no floods of warnings either
+            try:
+                result = _call(key, fn, dict(kwargs))
+            except (ValueError, TypeError) as exc:
+                assert _names_an_argument(str(exc), names), f"{key}: message names no argument: {exc!r}"
+                return
+        _check_result(key, result)
+
+    run()
