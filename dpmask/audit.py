@@ -173,7 +173,8 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     Notes
     -----
     For p = 1 both statistics equal :func:`dpmask.exact.masked_p1_sigma`,
-    which is then exact, not only a bound.  Compare with Theorem 3.4
+    which is then exact up to its numerical worst-pair search (the pair
+    (1, 0) is found by search, not proved worst).  Compare with Theorem 3.4
     (:func:`dpmask.bounds.sigma_b`), an upper bound: the truth lies between.
 
     Examples

@@ -535,7 +535,7 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
     .. math::
 
         \delta = \sup_S P(S) - e^\varepsilon Q(S),\quad
-        P = \chi'^2_{df}(\lambda_P),\; Q = \chi'^2_{df}(\lambda_Q).
+        P = \chi^2_{df}(\lambda_P),\; Q = \chi^2_{df}(\lambda_Q).
 
     Parameters
     ----------
@@ -864,7 +864,7 @@ def masked_p1_worst_pair(eps, sigma, n):
 
 
 def masked_p1_log_delta(eps, sigma, n):
-    r"""log of :func:`masked_p1_delta` (finite far below 1e-308).
+    r"""log of :func:`masked_p1_delta`, finite: floored at log(1e-300), an upper bound.
 
     Same domain as :func:`masked_p1_delta`; never ``-inf``: where delta lies
     below 1e-300 with no threshold in floating range it returns log(1e-300),
@@ -886,7 +886,7 @@ def masked_p1_delta(eps, sigma, n):
     With one column the release :math:`Y = A(X + C)` is uniform on the sphere
     of radius :math:`\|X + C\|` whatever X is, so it carries exactly the
     information of :math:`T = \|X + C\|^2/\sigma^2 \sim
-    \chi'^2_n(\|X\|^2/\sigma^2)`.  Neighbours change one entry of
+    \chi^2_n(\|X\|^2/\sigma^2)`.  Neighbours change one entry of
     :math:`X \in [-1, 1]^n` by at most 1, so the reachable pairs of squared
     norms are :math:`(a, b)` with :math:`a, b \in [0, n]`, :math:`|a - b| \le 1`.
 
