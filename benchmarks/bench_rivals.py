@@ -33,23 +33,13 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from _timing import best_time  # noqa: E402  (benchmarks/ is on sys.path when a script runs)
+
 from dpmask import bounds, inference, rivals  # noqa: E402
 from dpmask.mechanisms import release_b  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPS, DELTA = 0.1, 0.01
-
-
-def best_time(func, repeats, budget=3.0):
-    """Smallest wall time of up to ``repeats`` runs (stop early after ``budget`` seconds)."""
-    times, start = [], time.perf_counter()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start > budget:
-            break
-    return min(times)
 
 
 def measure(n, p, repeats, rng):
@@ -67,8 +57,8 @@ def measure(n, p, repeats, rng):
 
     masking()
     rival()  # warm-up (imports, allocations)
-    t_mask = best_time(masking, repeats)
-    t_rival = best_time(rival, repeats)
+    t_mask = best_time(masking, repeats, budget=3.0)
+    t_rival = best_time(rival, repeats, budget=3.0)
     return {"n": n, "p": p, "masking_s": t_mask, "rival_s": t_rival, "ratio": t_rival / t_mask}
 
 

@@ -43,24 +43,14 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from _timing import best_time  # noqa: E402  (benchmarks/ is on sys.path when a script runs)
+
 from dpmask.mechanisms import haar_orthogonal, release_b, release_block  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 P = 10
 SIGMA = 1.0
 GIB = 2**30
-
-
-def best_time(func, repeats, budget=2.0):
-    """Smallest wall time of up to ``repeats`` runs (stop early after ``budget`` seconds)."""
-    times, start = [], time.perf_counter()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start > budget:
-            break
-    return min(times)
 
 
 def dense_blocks(X, sigma, b, rng):

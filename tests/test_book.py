@@ -104,6 +104,16 @@ def server(built_book):
     httpd.shutdown()
 
 
+def _chromium_args():
+    """The offline, as-root launch flags, kept in one place with the PDF printer's (_ext/editions.py)."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        from editions import CHROMIUM_ARGS
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    return list(CHROMIUM_ARGS)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if CHROMIUM is None:
@@ -116,15 +126,7 @@ def browser():
         b = pw.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
+            args=_chromium_args(),
         )
         yield b
         b.close()
