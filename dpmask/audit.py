@@ -22,7 +22,8 @@ Both reduce to the one-dimensional worst-pair problem solved in
 
 Domain and safe side (the rule of the package).  The exact functions take
 eps in [1e-4, 100], sigma in (0, 1e100], whole numbers n > p >= 1 with
-n p <= 1e6, and for :func:`sigma_lower_bound` delta in [1e-250, 1 - 1e-12];
+n <= 1e6 (n p <= 1e6 for the Frobenius statistic, whose chi-square has n p degrees
+of freedom), and for :func:`sigma_lower_bound` delta in [1e-250, 1 - 1e-12];
 outside, a ``ValueError`` names the argument.  They claim a limit of privacy,
 so they may only err downward: a delta that a rigorous bound shows within
 2**-54 of 1 (tiny sigma) is returned as 1; a log delta that cannot be
@@ -85,13 +86,19 @@ def _stat_params(statistic, n, p):
     raise ValueError(f"statistic must be one of {STATISTICS + ('best',)}, got {statistic!r}")
 
 
-def _check(eps, n, p):
+def _check(eps, n, p, statistic="projection"):
+    """Validate; the chi-square curves hold for df <= N_MAX: df = n (projection), n p (Frobenius)."""
     eps = check_eps(eps, lower=EPS_NCX2[0], top=EPS_NCX2[1])
     n, p = check_n_p(n, p)
-    bad = n * p > N_MAX
+    if statistic not in STATISTICS + ("best",):
+        raise ValueError(f"statistic must be one of {STATISTICS + ('best',)}, got {statistic!r}")
+    df = n * p if statistic == "frobenius" else n
+    bad = np.asarray(df > N_MAX)
     if np.any(bad):
-        raise ValueError(f"n * p must be <= {N_MAX:g} (the domain of the noncentral chi-square curves), "
-                         f"got n={np.broadcast_to(n, bad.shape)[bad].flat[0]:g}, p={np.broadcast_to(p, bad.shape)[bad].flat[0]:g}")
+        what = "n * p" if statistic == "frobenius" else "n"
+        raise ValueError(f"{what} must be <= {N_MAX:g} for the {statistic} statistic (the domain of the "
+                         f"noncentral chi-square curves), got n={np.broadcast_to(n, bad.shape)[bad].flat[0]:g}, "
+                         f"p={np.broadcast_to(p, bad.shape)[bad].flat[0]:g}")
     return eps, n, p
 
 
@@ -106,7 +113,7 @@ def statistic_worst_pair(eps, sigma, n, p, statistic="projection"):
         ``(log_delta, a, b)`` with a and b the squared norms (of Xw for
         ``"projection"``, of X for ``"frobenius"``) under X and X'.
     """
-    eps, n, p = _check(eps, n, p)
+    eps, n, p = _check(eps, n, p, statistic)
     sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     if any(np.ndim(v) for v in (eps, sigma, n, p)):
         raise ValueError("statistic_worst_pair takes scalar eps, sigma, n and p")
@@ -125,7 +132,8 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
     sigma : array_like
         In (0, 1e100].
     n, p : array_like
-        Rows and columns, whole numbers, n > p >= 1, n p <= 1e6.
+        Rows and columns, whole numbers, n > p >= 1; n <= 1e6 for the
+        projection statistic, n p <= 1e6 for the Frobenius one.
     statistic : {"projection", "frobenius"}
         See the module docstring.
 
@@ -135,7 +143,7 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
         A lower bound on log delta(eps) of the whole release (Setting B,
         equation ``eq-setting-b``), by post-processing; in [-inf, 0].
     """
-    eps, n, p = _check(eps, n, p)
+    eps, n, p = _check(eps, n, p, statistic)
     sigma = check_sigma(sigma, top=SIGMA_NCX2_MAX)
     eps, sigma, n, p = broadcast_named(eps=eps, sigma=sigma, n=n, p=p)
     df, rows, bound = _stat_params(statistic, n, p)
@@ -162,9 +170,11 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     delta : array_like
         In [1e-250, 1 - 1e-12].
     n, p : array_like
-        Rows and columns, whole numbers, n > p >= 1, n p <= 1e6.
+        Rows and columns, whole numbers, n > p >= 1; n <= 1e6 (n p <= 1e6
+        for the Frobenius statistic).
     statistic : {"best", "projection", "frobenius"}
-        ``"best"`` returns the larger of the two bounds.
+        ``"best"`` returns the larger of the two bounds (the projection bound
+        alone where n p > 1e6, still a valid lower bound).
 
     Returns
     -------
@@ -184,16 +194,19 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     >>> bool(lo < sigma_b(0.1, 0.01, 100, 5))
     True
     """
-    eps, n, p = _check(eps, n, p)
+    eps, n, p = _check(eps, n, p, statistic)
     delta = _check_solver_delta(delta)
     eps, delta, n, p = broadcast_named(eps=eps, delta=delta, n=n, p=p)
     if statistic == "best":
-        return scalar_or_array(
-            np.maximum(
-                np.asarray(sigma_lower_bound(eps, delta, n, p, "projection")),
-                np.asarray(sigma_lower_bound(eps, delta, n, p, "frobenius")),
-            )
-        )
+        best = np.asarray(sigma_lower_bound(eps, delta, n, p, "projection"), dtype=float)
+        # The Frobenius statistic (n p degrees of freedom) only where its curves hold; elsewhere the
+        # projection bound alone is still a valid lower bound (it errs downward, the safe side).
+        fro = np.asarray(n * p <= N_MAX)
+        if np.any(fro):
+            e, d, nn, pp = (np.broadcast_to(v, fro.shape)[fro] for v in (eps, delta, n, p))
+            best = np.array(np.broadcast_to(best, fro.shape), dtype=float)
+            best[fro] = np.maximum(best[fro], np.asarray(sigma_lower_bound(e, d, nn, pp, "frobenius")))
+        return scalar_or_array(best)
     df, rows, bound = _stat_params(statistic, n, p)
     eps, delta, df, rows, bound = np.broadcast_arrays(eps, delta, df, rows, bound)
     return scalar_or_array(_worst_sigma(eps, delta, df, rows, bound, side="lower"))
