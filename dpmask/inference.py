@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import as_rng, check_int, check_matrix, check_sigma
+from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma
 
 __all__ = [
     "OLSResult",
@@ -86,11 +86,8 @@ class OLSResult(NamedTuple):
 
 
 def _check_gram(G, name="G", *, batch=False):
-    """Validate a symmetric p x p matrix (or, with *batch*, a stack of them)."""
-    try:
-        arr = np.asarray(G, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of real numbers") from exc
+    """Validate a symmetric p x p matrix (or, with *batch*, a stack of them); complex -> TypeError."""
+    arr = as_float_array(G, name)
     if arr.ndim < 2 or (arr.ndim > 2 and not batch):
         shape = "(..., p, p)" if batch else "(p, p)"
         raise ValueError(f"{name} must have shape {shape}, got {arr.ndim} dimension(s)")

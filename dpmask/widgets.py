@@ -1263,6 +1263,13 @@ def _rival_rows(kind, eps, delta, p, estimand, target):
     return max(float(p + 2), 1.0 / x**2)
 
 
+def _single(arr, name):
+    """A validated 0-d array as a float; an array argument is refused by name."""
+    if np.ndim(arr) != 0:
+        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(arr)}")
+    return float(arr)
+
+
 def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     r"""The numbers the rivals explorer shows (chapter 9), first-order errors.
 
@@ -1281,12 +1288,15 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     eps, delta : float
         eps > 0, 0 < delta < 1.
     n : int
-        Rows, n > p + 1.
+        Rows, p + 2 <= n <= 2**53.
     p : int
         Columns, 2 to 6.
     estimand : {"ols", "corr", "angle"}
     target : float
         Target RMSE for the rows needed, > 0.
+
+    Domain: the ranges above, each a single number; outside them a
+    ValueError names the argument; inside, every number returned is finite.
 
     Returns
     -------
@@ -1298,28 +1308,37 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     from . import bounds
     from ._validate import check_delta, check_eps, check_int, check_positive
 
-    eps = float(check_eps(eps))
-    delta = float(check_delta(delta))
-    p = int(check_int(p, "p", minimum=2))
-    if p > 6:
-        raise ValueError(f"p must be a whole number in [2, 6], got {p}")
-    n = int(check_int(n, "n", minimum=p + 2))
-    if estimand not in _RIVAL_ESTIMANDS:
+    eps = _single(check_eps(eps), "eps")
+    delta = _single(check_delta(delta), "delta")
+    p = int(_single(check_int(p, "p", minimum=2, maximum=6), "p"))
+    n = int(_single(check_int(n, "n", minimum=p + 2), "n"))
+    if not isinstance(estimand, str) or estimand not in _RIVAL_ESTIMANDS:
         raise ValueError(f"estimand must be one of {tuple(_RIVAL_ESTIMANDS)}, got {estimand!r}")
-    target = float(check_positive(target, "target"))
-    tau, s_a = _rival_sigmas(eps, delta, p)
-    out = {
-        "tau": tau,
-        "sigma_a": s_a,
-        "sigma_0": bounds.sigma_b(eps, delta, n, p),
-        "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
-    }
-    gram = float(_rival_rmse("gram", eps, delta, n, p, estimand))
-    for kind in _RIVAL_KINDS:
-        rmse = float(_rival_rmse(kind, eps, delta, n, p, estimand))
-        out[f"rmse_{kind}"] = rmse
-        out[f"ratio_{kind}"] = rmse / gram
-        out[f"rows_{kind}"] = float(_rival_rows(kind, eps, delta, p, estimand, target))
+    target = _single(check_positive(target, "target"), "target")
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            tau, s_a = _rival_sigmas(eps, delta, p)
+            out = {
+                "tau": tau,
+                "sigma_a": s_a,
+                "sigma_0": bounds.sigma_b(eps, delta, n, p),
+                "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
+            }
+            gram = float(_rival_rmse("gram", eps, delta, n, p, estimand))
+            for kind in _RIVAL_KINDS:
+                rmse = float(_rival_rmse(kind, eps, delta, n, p, estimand))
+                out[f"rmse_{kind}"] = rmse
+                out[f"ratio_{kind}"] = rmse / gram
+                out[f"rows_{kind}"] = float(_rival_rows(kind, eps, delta, p, estimand, target))
+        finite = all(math.isfinite(v) and v > 0 for v in out.values())
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        finite = False
+    if not finite:
+        raise ValueError(
+            f"eps, delta and target give an RMSE or a row count beyond the float range (eps={eps!r}, "
+            f"delta={delta!r}, target={target!r}); the panel's domain needs sigma_A(eps, delta)^4 and "
+            f"sigma_A^4 / target^2 below 1e308 (e.g. eps >= 1e-60, target >= 1e-100)"
+        )
     return out
 
 
