@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_rng, check_int, check_sigma, scalar_or_array
+from ._validate import COUNT_MAX, as_rng, broadcast_named, check_int, check_sigma, scalar_or_array
 from .exact import analytic_gaussian_sigma
 from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
 from .mechanisms import check_data
@@ -49,6 +49,8 @@ from .mechanisms import check_data
 GRAM_P_MAX = 4096
 COV_P_MAX = 64
 NOISE_ENTRIES_MAX = 2**26
+#: Largest tau accepted by the functions that take it (the noise and its square stay finite).
+TAU_MAX = 1e100
 
 __all__ = [
     "gram_sensitivity",
@@ -158,12 +160,14 @@ def sigma_gram(eps, delta, p):
     >>> round(sigma_gram(1.0, 1e-5, 1), 4)
     3.7306
     """
+    sens = np.asarray(gram_sensitivity(p))
+    eps, delta, sens = broadcast_named(eps=np.asarray(eps), delta=np.asarray(delta), p=sens)
     s = np.asarray(analytic_gaussian_sigma(eps, delta))
-    return scalar_or_array(s * np.asarray(gram_sensitivity(p)))
+    return scalar_or_array(s * sens)
 
 
 def _check_tau(tau):
-    arr = check_sigma(tau, "tau")
+    arr = check_sigma(tau, "tau", top=TAU_MAX)
     if arr.ndim != 0:
         raise ValueError("tau must be a single number > 0 (the standard deviation of the Gram noise)")
     return float(arr)
@@ -179,7 +183,8 @@ def gram_noise(p, tau, size=None, rng=None):
     p : int
         Size of the matrix, 1 <= p <= ``GRAM_P_MAX`` (4096).
     tau : float
-        Standard deviation on the diagonal, 0 < tau < inf (:func:`sigma_gram`).
+        Standard deviation on the diagonal, 0 < tau <= ``TAU_MAX`` (1e100)
+        (:func:`sigma_gram`).
     size : int or None
         Number of draws; None for one; 1 <= size and size * p**2 <=
         ``NOISE_ENTRIES_MAX`` (2**26 numbers, 512 MB): beyond these caps a
@@ -279,8 +284,7 @@ def gram_noise_cov(p, tau):
     p : int
         Columns, 1 <= p <= ``COV_P_MAX`` (64: the tensor has p**4 entries).
     tau : float
-        Standard deviation on the diagonal, 0 < tau <= 1e154 (so that tau**2
-        is finite).
+        Standard deviation on the diagonal, 0 < tau <= ``TAU_MAX`` (1e100).
 
     Returns
     -------
@@ -290,8 +294,6 @@ def gram_noise_cov(p, tau):
     if p_arr.ndim != 0:
         raise ValueError(f"p must be a single whole number in [1, {COV_P_MAX}]")
     tau = _check_tau(tau)
-    if tau > 1e154:
-        raise ValueError(f"tau must lie in (0, 1e154] (tau**2 must be a finite float), got {tau!r}")
     return 0.5 * tau**2 * _sym_identity(int(p_arr))
 
 
@@ -540,9 +542,12 @@ def sigma_low_large_n(eps, delta, n, p):
     delta : array_like
         0 < delta < 1.
     n : array_like
-        Rows, > 0.
+        Rows, 0 < n <= 2**53 (need not be whole: a grid of n is allowed).
     p : array_like
         Columns, whole number >= 1.
+
+    The arguments broadcast like a ufunc; a shape mismatch or a value outside
+    these ranges is a ValueError naming the argument.
 
     Returns
     -------
@@ -553,6 +558,7 @@ def sigma_low_large_n(eps, delta, n, p):
     >>> round(sigma_low_large_n(0.1, 0.01, 10**4, 2), 3)
     0.351
     """
+    n = np.asarray(check_sigma(n, "n", top=COUNT_MAX))
     tau = np.asarray(sigma_gram(eps, delta, p))
-    n = np.asarray(check_sigma(n, "n"))
+    tau, n = broadcast_named(**{"eps, delta, p": tau, "n": n})
     return scalar_or_array(np.sqrt(tau / np.sqrt(2 * n)))

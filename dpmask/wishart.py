@@ -283,7 +283,7 @@ def wishart_log_ratio(T, n, K, K_prime, sigma):
     K, K_prime : array_like, shape (2, 2)
         Gram matrices :math:`X^\top X`, :math:`X'^\top X'`.
     sigma : float
-        sigma > 0, with the entries of K / sigma^2 and K' / sigma^2 at most 1e12
+        0 < sigma <= 1e100, with the entries of K / sigma^2 and K' / sigma^2 at most 1e12
         and the eigenvalues of :math:`K T/\sigma^2`, :math:`K' T/\sigma^2` at most
         1e14 (where :func:`log_hyp0f1_2x2` is tested); outside this domain a
         ValueError names the arguments.
@@ -294,7 +294,7 @@ def wishart_log_ratio(T, n, K, K_prime, sigma):
         :math:`\log f_X(Y) - \log f_{X'}(Y)`.
     """
     n = int(_single(check_int(n, "n", minimum=3, maximum=_Q_MAX), "n"))
-    sigma = _single(check_sigma(sigma), "sigma")
+    sigma = _single(check_sigma(sigma, top=1e100), "sigma")
     K, Kp = _check_gram(K, "K"), _check_gram(K_prime, "K_prime")
     T = as_float_array(T, "T")
     if T.shape[-2:] != (2, 2) or not np.all(np.isfinite(T)):
@@ -573,7 +573,7 @@ def masked_pair_log_delta(eps, sigma, n, K, K_prime, n_samples=40000, rng=0, con
     eps : float
         1e-4 <= eps <= 100.
     sigma : float
-        sigma > 0, with every entry of K / sigma^2 and K' / sigma^2 at most
+        0 < sigma <= 1e100, with every entry of K / sigma^2 and K' / sigma^2 at most
         1e12 (the noncentrality range).
     n : int
         Rows, 3 <= n <= 1e7 (p = 2 columns).
@@ -618,7 +618,7 @@ def masked_pair_log_delta(eps, sigma, n, K, K_prime, n_samples=40000, rng=0, con
     the Monte Carlo error dominates by many orders.
     """
     eps = _single(check_eps(eps, lower=1e-4, top=100.0), "eps")
-    sigma = _single(check_sigma(sigma), "sigma")
+    sigma = _single(check_sigma(sigma, top=1e100), "sigma")
     n = int(_single(check_int(n, "n", minimum=3, maximum=_Q_MAX), "n"))
     n_samples = int(_single(check_int(n_samples, "n_samples", minimum=200, maximum=_SIZE_MAX), "n_samples"))
     confidence = _single(as_float_array(confidence, "confidence"), "confidence")

@@ -332,16 +332,13 @@ RANGES = {
 # DPMASK_FUZZ_SCALE=k multiplies the examples (and draws them at random) for a long hunt.
 SCALE = int(os.environ.get("DPMASK_FUZZ_SCALE", "1"))
 
-# Functions of modules this branch does not own that the walk found failing; reported, not edited.
-KNOWN_OUTSIDE = {
-    ("inference", "corrected_gram"): "complex G cast to real with only a ComplexWarning (inference.py:82)",
-    ("inference", "ols_from_gram"): "complex G cast to real with only a ComplexWarning (inference.py:82)",
-    ("inference", "ols_from_release"): "error names 'n', not an argument: 'n must exceed the number of predictors'",
-    ("inference", "correlation_from_release"): "error names no argument: 'the (corrected) variance of column 0 ...'",
-    ("inference", "simulate_gram"): "size=10**12 or n=10**12: a bare MemoryError; complex XtX: ComplexWarning",
-    ("inference", "pca_from_release"): "sigma=1e300: OverflowError (34, 'Numerical result out of range')",
-    ("widgets", "noise_numbers"): "returns b_corrected = NaN when n = p + 1",
-    ("widgets", "block_numbers"): "unvalidated n, p, block: numpy TypeError/OverflowError/UFuncTypeError naming nothing",
+
+
+# Warnings a function documents (the message's start): not treated as failures.
+_PSD_PROJECTION = r"the \(corrected\) covariance matrix is not positive semidefinite"
+DOCUMENTED_WARNINGS = {
+    ("inference", "correlation_from_gram"): [_PSD_PROJECTION],
+    ("inference", "correlation_from_release"): [_PSD_PROJECTION],
 }
 
 
@@ -429,7 +426,7 @@ def test_every_public_function_has_a_spec():
     assert not missing, f"no argument strategies for {missing}"
 
 
-@pytest.mark.parametrize("key", [k for k in WALK if k not in KNOWN_OUTSIDE], ids=lambda k: ".".join(k))
+@pytest.mark.parametrize("key", WALK, ids=lambda k: ".".join(k))
 def test_extremes_give_finite_values_or_named_errors(key):
     fn = getattr(MODULES[key[0]], key[1])
     spec = SPECS[key]
@@ -446,6 +443,8 @@ def test_extremes_give_finite_values_or_named_errors(key):
     def run(kwargs):
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)  # no floods of warnings either
+            for pattern in DOCUMENTED_WARNINGS.get(key, ()):
+                warnings.filterwarnings("ignore", message=pattern, category=RuntimeWarning)
             try:
                 result = _call(key, fn, dict(kwargs))
             except (ValueError, TypeError) as exc:
