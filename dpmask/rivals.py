@@ -47,7 +47,7 @@ from .mechanisms import check_data
 #: :func:`gram_noise_cov` / :func:`mask_noise_cov`; largest count of numbers one
 #: call of :func:`gram_noise` draws (2**26 floats, 512 MB).
 GRAM_P_MAX = 4096
-COV_P_MAX = 64
+COV_P_MAX = 32
 NOISE_ENTRIES_MAX = 2**26
 #: Largest tau accepted by the functions that take it (the noise and its square stay finite).
 TAU_MAX = 1e100
@@ -282,7 +282,7 @@ def gram_noise_cov(p, tau):
     Parameters
     ----------
     p : int
-        Columns, 1 <= p <= ``COV_P_MAX`` (64: the tensor has p**4 entries).
+        Columns, 1 <= p <= ``COV_P_MAX`` (32: the tensor has p**4 entries).
     tau : float
         Standard deviation on the diagonal, 0 < tau <= ``TAU_MAX`` (1e100).
 
@@ -315,7 +315,7 @@ def mask_noise_cov(K, n, sigma):
     Parameters
     ----------
     K : array_like, shape (p, p)
-        ``X^T X``, symmetric, finite, p <= ``COV_P_MAX`` (64).
+        ``X^T X``, symmetric, finite, p <= ``COV_P_MAX`` (32).
     n : int
         Rows, 1 <= n <= 2**53.
     sigma : float
@@ -443,7 +443,7 @@ def error_coefficients(M, response=-1):
     Parameters
     ----------
     M : array_like, shape (p, p)
-        Second-moment matrix ``X^T X / n``, positive definite, 2 <= p <= 64;
+        Second-moment matrix ``X^T X / n``, positive definite, 2 <= p <= 32;
         otherwise a ValueError names M.
     response : int
         Column of the response for the slopes.

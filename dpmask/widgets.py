@@ -1301,6 +1301,8 @@ def _rival_rows(kind, eps, delta, p, estimand, target):
         return float(n)
     # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
     f = lambda x: c * tau**2 * x**4 / 2 + b * tau * x**3 / math.sqrt(2) - target**2
+    if f(1.0 / math.sqrt(p + 2)) <= 0 and f(1.0) <= 0:
+        return float(p + 2)  # the target is met already at the fewest rows the panel allows
     x = brentq(f, 0.0, 1.0 / math.sqrt(p + 2) if f(1.0 / math.sqrt(p + 2)) > 0 else 1.0, xtol=1e-300, rtol=1e-13)
     return max(float(p + 2), 1.0 / x**2)
 

@@ -364,7 +364,7 @@ def _leaves(obj):
 # Functions documented to return text, not numbers: (module, name) -> check of the result.
 RETURNS_TEXT = {
     ("bounds", "best_sufficient_source"): lambda r: isinstance(r, str) or (
-        isinstance(r, np.ndarray) and r.size > 0 and all(isinstance(x, str) and x for x in r.ravel())),
+        isinstance(r, np.ndarray) and all(isinstance(x, str) and x for x in r.ravel())),  # empty in, empty out
 }
 
 
@@ -436,6 +436,7 @@ def test_extremes_give_finite_values_or_named_errors(key):
     slow = key[0] in ("exact", "audit") and key[1] not in (
         "classical_gaussian_sigma", "analytic_gaussian_delta", "analytic_gaussian_log_delta",
         "analytic_gaussian_sigma", "setting_a_criterion_delta", "setting_a_criterion_sigma")
+    slow = slow or key in (("wishart", "orthogonal_family_sigma"), ("wishart", "masked_pair_log_delta"))
 
     @settings(max_examples=SCALE * (60 if slow else 250), deadline=6000 if slow else 2000, derandomize=SCALE == 1,
               suppress_health_check=list(HealthCheck), database=None)
