@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import as_rng, check_int, check_matrix, check_sigma
+from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma
 
 __all__ = [
     "OLSResult",
@@ -86,11 +86,8 @@ class OLSResult(NamedTuple):
 
 
 def _check_gram(G, name="G", *, batch=False):
-    """Validate a symmetric p x p matrix (or, with *batch*, a stack of them)."""
-    try:
-        arr = np.asarray(G, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of real numbers") from exc
+    """Validate a symmetric p x p matrix (or, with *batch*, a stack of them); complex -> TypeError."""
+    arr = as_float_array(G, name)
     if arr.ndim < 2 or (arr.ndim > 2 and not batch):
         shape = "(..., p, p)" if batch else "(p, p)"
         raise ValueError(f"{name} must have shape {shape}, got {arr.ndim} dimension(s)")
@@ -124,8 +121,14 @@ def _check_column(value, p, name):
     return idx % p
 
 
+#: Largest noise standard deviation (sigma or tau) accepted: n sigma^2 stays far inside the float range.
+SIGMA_MAX = 1e100
+#: Largest number of matrix entries one call of simulate_gram draws (2**26 floats, 512 MB).
+DRAW_ENTRIES_MAX = 2**26
+
+
 def _check_sigma_scalar(sigma):
-    arr = check_sigma(sigma)
+    arr = check_sigma(sigma, top=SIGMA_MAX)
     if arr.ndim != 0:
         raise ValueError("sigma must be a single number > 0 (the noise standard deviation of the release)")
     return float(arr)
@@ -139,7 +142,7 @@ def _check_noise(noise):
 
 
 def _check_tau_scalar(tau):
-    arr = check_sigma(tau, "tau")
+    arr = check_sigma(tau, "tau", top=SIGMA_MAX)
     if arr.ndim != 0:
         raise ValueError("tau must be a single number > 0 (the Gram noise's standard deviation on the diagonal)")
     return float(arr)
@@ -194,11 +197,14 @@ def corrected_gram(G, n, sigma):
     Parameters
     ----------
     G : array_like, shape (p, p) or (..., p, p)
-        Gram matrix of a release (or a stack of them), symmetric.
+        Gram matrix of a release (or a stack of them), symmetric, finite,
+        real (complex input is a TypeError naming G).
     n : int
-        Number of rows of the release.
+        Number of rows of the release, 1 <= n <= 2**53.
     sigma : float
-        Noise standard deviation used by the release, > 0.
+        Noise standard deviation used by the release, 0 < sigma <= 1e100
+        (``SIGMA_MAX``; then n sigma^2 stays inside the float range).
+        Outside these ranges a ValueError names the argument.
 
     Returns
     -------
@@ -253,14 +259,18 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     G : array_like, shape (p, p) or (..., p, p)
         Gram matrix ``Y^T Y`` of the release (:func:`gram`), or a stack of
         them (e.g. from :func:`simulate_gram`); every result then gains the
-        leading axes.
+        leading axes. Real and finite; a fit whose numbers would leave the float
+        range (entries of G or n sigma^2 beyond about 1e150) is a ValueError
+        naming G, n and sigma.
     n : int
         Number of rows of the release; n > k = p - 1.
     response : int
         Column index of the response, in [-p, p-1].
     sigma : float, optional
-        Noise standard deviation of the release, > 0; required when
-        ``correct_noise`` is true, ignored otherwise.
+        Noise standard deviation of the release, 0 < sigma <= 1e100
+        (``SIGMA_MAX``); required when ``correct_noise`` is true, ignored
+        otherwise.  G must be real and finite (complex G is a TypeError
+        naming G); outside these ranges a ValueError names the argument.
     correct_noise : bool
         Remove ``n sigma^2 I`` from the Gram matrix (default) or not.  With
         ``noise="gram"`` nothing is removed either way; true (default) makes
@@ -392,36 +402,40 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         hint = ("the Gram noise (or collinear predictors) leaves no positive definite block to invert; "
                 "more rows, less noise or fewer predictors are needed")
     _check_pd(Gzz, what, hint)
-    Hinv = np.linalg.inv(Gzz)
-    Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
-    coef = np.einsum("...ij,...j->...i", Hinv, gzy)
-    rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
-    sigma2_resid = rss / df
-    omega2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
-    eye = np.eye(k)
-    if correct_noise and noise == "gram":
-        bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
-        outer = coef[..., :, None] * coef[..., None, :]
-        meat = 0.5 * tau**2 * ((1.0 + bb) * eye + outer)
-        if intercept is not None:  # E_cc is gone: its share tau^2 beta_c^2 leaves entry (c, c)
-            c = int(np.flatnonzero(predictors == intercept)[0])
-            meat[..., c, c] -= tau**2 * coef[..., c] ** 2
-        if not conditional:
-            meat = meat + Gzz * omega2
-        cov = Hinv @ meat @ Hinv
-    elif correct_noise:
-        s2 = sigma**2
-        sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
-        ebar2 = omega2 * df / n
-        outer = coef[..., :, None] * coef[..., None, :]
-        meat = Gzz * sg2 + n * s2 * (sg2 + ebar2) * eye + n * s2**2 * outer
-        if not conditional:
-            meat = meat + Gzz * omega2
-        cov = Hinv @ meat @ Hinv
-    else:
-        cov = omega2 * Hinv
-    cov = 0.5 * (cov + np.swapaxes(cov, -1, -2))
-    se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Hinv = np.linalg.inv(Gzz)
+        Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
+        coef = np.einsum("...ij,...j->...i", Hinv, gzy)
+        rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
+        sigma2_resid = rss / df
+        omega2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
+        eye = np.eye(k)
+        if correct_noise and noise == "gram":
+            bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
+            outer = coef[..., :, None] * coef[..., None, :]
+            meat = 0.5 * tau**2 * ((1.0 + bb) * eye + outer)
+            if intercept is not None:  # E_cc is gone: its share tau^2 beta_c^2 leaves entry (c, c)
+                c = int(np.flatnonzero(predictors == intercept)[0])
+                meat[..., c, c] -= tau**2 * coef[..., c] ** 2
+            if not conditional:
+                meat = meat + Gzz * omega2
+            cov = Hinv @ meat @ Hinv
+        elif correct_noise:
+            s2 = sigma**2
+            sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
+            ebar2 = omega2 * df / n
+            outer = coef[..., :, None] * coef[..., None, :]
+            meat = Gzz * sg2 + n * s2 * (sg2 + ebar2) * eye + n * s2**2 * outer
+            if not conditional:
+                meat = meat + Gzz * omega2
+            cov = Hinv @ meat @ Hinv
+        else:
+            cov = omega2 * Hinv
+        cov = 0.5 * (cov + np.swapaxes(cov, -1, -2))
+        se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+    if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(cov)) and np.all(np.isfinite(sigma2_resid))):
+        raise ValueError("G, n and sigma give a fit beyond the float range (entries of G, n sigma^2 and their "
+                         "squares must stay below about 1e308); rescale the data")
     sigma2_resid = float(sigma2_resid) if np.ndim(sigma2_resid) == 0 else sigma2_resid
     return OLSResult(coef, se, cov, sigma2_resid, df, Gc, response, predictors, bool(correct_noise))
 
@@ -432,11 +446,13 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
     Parameters
     ----------
     Y : array_like, shape (n, p)
-        The release (Setting A ``X + C`` or Setting B ``A (X + C)``).
+        The release (Setting A ``X + C`` or Setting B ``A (X + C)``), finite
+        and real, with n > p - 1 rows (more rows than predictors).
     response : int
         Column index of the response.
     sigma : float, optional
-        The release's noise standard deviation; required for the correction.
+        The release's noise standard deviation, 0 < sigma <= 1e100; required
+        for the correction.  Outside these ranges a ValueError names the argument.
     correct_noise, intercept, conditional
         See :func:`ols_from_gram`.
 
@@ -455,6 +471,9 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
     array([0.2, 0.5])
     """
     Y = check_matrix(Y, "Y")
+    if Y.shape[1] >= 2 and Y.shape[0] <= Y.shape[1] - 1:
+        raise ValueError(f"Y must have more rows than predictors (n > p - 1 = {Y.shape[1] - 1}), "
+                         f"got shape {Y.shape}")
     return ols_from_gram(
         Y.T @ Y,
         Y.shape[0],
@@ -530,8 +549,10 @@ def correlation_from_gram(G, n, sigma=None, *, correct_noise=True, constant=None
     n : int
         Number of rows of the data, >= 1 (>= 2 with a constant column).
     sigma : float, optional
-        ``noise="mask"``: the release's noise standard deviation, > 0;
-        required for the correction.
+        ``noise="mask"``: the release's noise standard deviation,
+        0 < sigma <= 1e100; required for the correction.  A corrected
+        variance <= 0 (sigma too large for the release) is a ValueError
+        naming sigma.
     correct_noise : bool
         Remove the noise's mean (``n sigma^2 I``; nothing for the rival
         apart from the tau^2/2 in the centring) first (default).
@@ -571,10 +592,13 @@ def correlation_from_gram(G, n, sigma=None, *, correct_noise=True, constant=None
     if np.any(var <= 0):
         j = int(np.argmax((var <= 0).reshape(-1, var.shape[-1]).any(axis=0)))
         bad = var[..., j].min()
-        raise ValueError(
-            f"the (corrected) variance of column {j} is {bad:.3g} <= 0: the noise is too large "
-            "for this release to estimate a correlation"
-        )
+        if correct_noise and noise == "mask":
+            raise ValueError(
+                f"sigma is too large for this release to estimate a correlation: the corrected variance of "
+                f"column {j} (its variance minus sigma^2) is {bad:.3g} <= 0"
+            )
+        raise ValueError(f"column {j} of the data (G, Y) has variance {bad:.3g} <= 0: a correlation needs "
+                         "columns that vary")
     w, V = np.linalg.eigh(S)
     neg = w[..., 0] < 0
     if np.any(neg):
@@ -608,7 +632,8 @@ def correlation_from_release(Y, sigma=None, *, correct_noise=True, constant=None
     Y : array_like, shape (n, p)
         The release.
     sigma : float, optional
-        The release's noise standard deviation; required for the correction.
+        The release's noise standard deviation, 0 < sigma <= 1e100; required
+        for the correction (a corrected variance <= 0 is a ValueError naming sigma).
     correct_noise : bool
         Remove ``n sigma^2 I`` from the Gram matrix first (default).
     constant : int or None
@@ -693,7 +718,10 @@ def pca_from_release(Y, sigma=None, *, correct_noise=True, constant=None):
     Parameters
     ----------
     Y : array_like, shape (n, p)
+        Finite and real.
     sigma : float, optional
+        0 < sigma <= 1e100 (``SIGMA_MAX``: beyond it n sigma^2 could leave the
+        float range); outside, a ValueError names sigma.
     correct_noise : bool
     constant : int or None
 
@@ -730,12 +758,16 @@ def simulate_gram(XtX, n, sigma, size=None, rng=None):
     XtX : array_like, shape (p, p)
         ``X^T X`` of the data, symmetric positive semidefinite.
     n : int
-        Rows of the data; n > p.
+        Rows of the data; p < n <= 2**53.
     sigma : float
-        Noise standard deviation, > 0.
+        Noise standard deviation, 0 < sigma <= 1e100 (``SIGMA_MAX``).
     size : int or None
-        Number of draws; None for one.
+        Number of draws; None for one; at most ``DRAW_ENTRIES_MAX // p**2``
+        (2**26 numbers in all, 512 MB).
     rng : numpy.random.Generator, int or None
+
+    Outside these ranges, and for complex input, a ValueError or TypeError
+    names the argument (no MemoryError, no ComplexWarning).
 
     Returns
     -------
@@ -748,7 +780,12 @@ def simulate_gram(XtX, n, sigma, size=None, rng=None):
         raise ValueError(f"n must exceed p={p} (a release has more rows than columns), got n={n}")
     sigma = _check_sigma_scalar(sigma)
     if size is not None:
-        size = int(check_int(size, "size", minimum=1))
+        size = check_int(size, "size", minimum=1, maximum=max(1, DRAW_ENTRIES_MAX // (p * p)))
+        if size.ndim != 0:
+            raise ValueError("size must be a single whole number >= 1 or None")
+        size = int(size)
+    elif p * p > DRAW_ENTRIES_MAX:
+        raise ValueError(f"XtX must be at most {int(DRAW_ENTRIES_MAX ** 0.5)} x {int(DRAW_ENTRIES_MAX ** 0.5)}")
     rng = as_rng(rng)
     # Any R with R^T R = X^T X will do (the law depends on R only through R^T R).
     w, V = np.linalg.eigh(XtX)
@@ -759,8 +796,10 @@ def simulate_gram(XtX, n, sigma, size=None, rng=None):
     C1 = sigma * rng.standard_normal((m, p, p))
     RC = R + C1
     if n - p >= p:
-        W = stats.wishart(df=n - p, scale=sigma**2 * np.eye(p)).rvs(size=m, random_state=rng)
-        W = np.asarray(W).reshape(m, p, p)
+        # sigma^2 times a Wishart(n - p, I) draw: the same law, and no Cholesky of a matrix that
+        # underflows to 0 when sigma is tiny
+        W = stats.wishart(df=n - p, scale=np.eye(p)).rvs(size=m, random_state=rng)
+        W = sigma**2 * np.asarray(W).reshape(m, p, p)
     else:  # too few degrees of freedom for scipy's Wishart: draw C_2 itself
         C2 = sigma * rng.standard_normal((m, n - p, p))
         W = np.einsum("mij,mik->mjk", C2, C2)

@@ -38,10 +38,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_rng, check_int, check_sigma, scalar_or_array
+from ._validate import COUNT_MAX, as_rng, broadcast_named, check_int, check_sigma, scalar_or_array
 from .exact import analytic_gaussian_sigma
 from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
 from .mechanisms import check_data
+
+#: Largest p for :func:`gram_noise` (a p x p draw) and for the p**4 tensors of
+#: :func:`gram_noise_cov` / :func:`mask_noise_cov`; largest count of numbers one
+#: call of :func:`gram_noise` draws (2**26 floats, 512 MB).
+GRAM_P_MAX = 4096
+COV_P_MAX = 32
+NOISE_ENTRIES_MAX = 2**26
+#: Largest tau accepted by the functions that take it (the noise and its square stay finite).
+TAU_MAX = 1e100
 
 __all__ = [
     "gram_sensitivity",
@@ -151,12 +160,14 @@ def sigma_gram(eps, delta, p):
     >>> round(sigma_gram(1.0, 1e-5, 1), 4)
     3.7306
     """
+    sens = np.asarray(gram_sensitivity(p))
+    eps, delta, sens = broadcast_named(eps=np.asarray(eps), delta=np.asarray(delta), p=sens)
     s = np.asarray(analytic_gaussian_sigma(eps, delta))
-    return scalar_or_array(s * np.asarray(gram_sensitivity(p)))
+    return scalar_or_array(s * sens)
 
 
 def _check_tau(tau):
-    arr = check_sigma(tau, "tau")
+    arr = check_sigma(tau, "tau", top=TAU_MAX)
     if arr.ndim != 0:
         raise ValueError("tau must be a single number > 0 (the standard deviation of the Gram noise)")
     return float(arr)
@@ -170,11 +181,14 @@ def gram_noise(p, tau, size=None, rng=None):
     Parameters
     ----------
     p : int
-        Size of the matrix, >= 1.
+        Size of the matrix, 1 <= p <= ``GRAM_P_MAX`` (4096).
     tau : float
-        Standard deviation on the diagonal, > 0 (:func:`sigma_gram`).
+        Standard deviation on the diagonal, 0 < tau <= ``TAU_MAX`` (1e100)
+        (:func:`sigma_gram`).
     size : int or None
-        Number of draws; None for one.
+        Number of draws; None for one; 1 <= size and size * p**2 <=
+        ``NOISE_ENTRIES_MAX`` (2**26 numbers, 512 MB): beyond these caps a
+        ValueError names the argument instead of a MemoryError.
     rng : numpy.random.Generator, int or None
 
     Returns
@@ -187,13 +201,13 @@ def gram_noise(p, tau, size=None, rng=None):
     >>> bool(np.allclose(E, E.T))
     True
     """
-    p_arr = check_int(p, "p", minimum=1)
+    p_arr = check_int(p, "p", minimum=1, maximum=GRAM_P_MAX)
     if p_arr.ndim != 0:
-        raise ValueError("p must be a single whole number >= 1")
+        raise ValueError(f"p must be a single whole number in [1, {GRAM_P_MAX}]")
     p = int(p_arr)
     tau = _check_tau(tau)
     if size is not None:
-        s = check_int(size, "size", minimum=1)
+        s = check_int(size, "size", minimum=1, maximum=NOISE_ENTRIES_MAX // (p * p))
         if s.ndim != 0:
             raise ValueError("size must be a single whole number >= 1 or None")
         size = int(s)
@@ -268,17 +282,17 @@ def gram_noise_cov(p, tau):
     Parameters
     ----------
     p : int
-        Columns, >= 1.
+        Columns, 1 <= p <= ``COV_P_MAX`` (32: the tensor has p**4 entries).
     tau : float
-        Standard deviation on the diagonal, > 0.
+        Standard deviation on the diagonal, 0 < tau <= ``TAU_MAX`` (1e100).
 
     Returns
     -------
     ndarray, shape (p, p, p, p)
     """
-    p_arr = check_int(p, "p", minimum=1)
+    p_arr = check_int(p, "p", minimum=1, maximum=COV_P_MAX)
     if p_arr.ndim != 0:
-        raise ValueError("p must be a single whole number >= 1")
+        raise ValueError(f"p must be a single whole number in [1, {COV_P_MAX}]")
     tau = _check_tau(tau)
     return 0.5 * tau**2 * _sym_identity(int(p_arr))
 
@@ -301,23 +315,35 @@ def mask_noise_cov(K, n, sigma):
     Parameters
     ----------
     K : array_like, shape (p, p)
-        ``X^T X``, symmetric.
+        ``X^T X``, symmetric, finite, p <= ``COV_P_MAX`` (32).
     n : int
-        Rows, >= 1.
+        Rows, 1 <= n <= 2**53.
     sigma : float
         Data-noise standard deviation, > 0.
+
+    Domain: the ranges above, with every entry of the tensor finite (sigma^2 max|K|
+    and n sigma^4 below about 1e308); outside it a ValueError names the argument.
 
     Returns
     -------
     ndarray, shape (p, p, p, p)
     """
     K = _check_gram(K, "K")
+    if K.shape[0] > COV_P_MAX:
+        raise ValueError(f"K must be at most {COV_P_MAX} x {COV_P_MAX} (the tensor has p**4 entries), "
+                         f"got shape {K.shape}")
     n = _check_n(n, K.shape[0])
     sigma = _check_sigma_scalar(sigma)
     eye = np.eye(K.shape[0])
     lin = (np.einsum("ac,bd->abcd", K, eye) + np.einsum("ad,bc->abcd", K, eye)
            + np.einsum("bc,ad->abcd", K, eye) + np.einsum("bd,ac->abcd", K, eye))
-    return sigma**2 * lin + n * sigma**4 * _sym_identity(K.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        s2 = np.float64(sigma) ** 2
+        out = s2 * lin + np.float64(n) * s2 * s2 * _sym_identity(K.shape[0])
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"sigma, n and K give a covariance beyond the float range: need sigma^2 * 4 max|K| and "
+                         f"n sigma^4 below 1e308, got sigma={sigma!r}, n={n}")
+    return out
 
 
 def _statistics(K, response, v0):
@@ -417,7 +443,8 @@ def error_coefficients(M, response=-1):
     Parameters
     ----------
     M : array_like, shape (p, p)
-        Second-moment matrix ``X^T X / n``, positive definite, p >= 2.
+        Second-moment matrix ``X^T X / n``, positive definite, 2 <= p <= 32;
+        otherwise a ValueError names M.
     response : int
         Column of the response for the slopes.
 
@@ -435,6 +462,10 @@ def error_coefficients(M, response=-1):
     """
     M = _check_gram(M, "M")
     p = M.shape[0]
+    if p < 2 or p > COV_P_MAX:
+        raise ValueError(f"M must be p x p with 2 <= p <= {COV_P_MAX}, got shape {M.shape}")
+    if np.linalg.eigvalsh(M)[0] <= 0:
+        raise ValueError("M must be positive definite")
     eye2 = _sym_identity(p)
     cross = mask_noise_cov(M, 1, 1.0) - eye2
     eb = first_order_errors(M, cross, response)
@@ -511,9 +542,12 @@ def sigma_low_large_n(eps, delta, n, p):
     delta : array_like
         0 < delta < 1.
     n : array_like
-        Rows, > 0.
+        Rows, 0 < n <= 2**53 (need not be whole: a grid of n is allowed).
     p : array_like
         Columns, whole number >= 1.
+
+    The arguments broadcast like a ufunc; a shape mismatch or a value outside
+    these ranges is a ValueError naming the argument.
 
     Returns
     -------
@@ -524,6 +558,7 @@ def sigma_low_large_n(eps, delta, n, p):
     >>> round(sigma_low_large_n(0.1, 0.01, 10**4, 2), 3)
     0.351
     """
+    n = np.asarray(check_sigma(n, "n", top=COUNT_MAX))
     tau = np.asarray(sigma_gram(eps, delta, p))
-    n = np.asarray(check_sigma(n, "n"))
+    tau, n = broadcast_named(**{"eps, delta, p": tau, "n": n})
     return scalar_or_array(np.sqrt(tau / np.sqrt(2 * n)))

@@ -171,7 +171,9 @@ def noise_numbers(eps, delta, n, p):
     delta : float
         Privacy parameter, 0 < delta < 1/2.
     n, p : int
-        Rows and columns, n > p >= 1.
+        Rows and columns, n > p >= 1, n <= 2**53.
+
+    Each a single number; outside these ranges a ValueError names the argument.
 
     Returns
     -------
@@ -179,7 +181,7 @@ def noise_numbers(eps, delta, n, p):
         ``a_necessary`` and ``a_sufficient`` (Theorem 3.2, equations
         (DP-boundA.nec) and (DP-boundA.suf)), ``b_sufficient`` (the root of
         Theorem 3.4's g), ``b_corrected`` (the same with 2(n - p - 1) in place
-        of 2(n - p); NaN when n = p + 1), ``a_exact`` (the tight
+        of 2(n - p); None when n = p + 1, where it is undefined: the panel shows a dash), ``a_exact`` (the tight
         (eps, delta)-DP sigma of Setting A, the analytic Gaussian; Theorem 3.2's
         two values concern the paper's stronger criterion) and ``ratio`` =
         a_sufficient / b_sufficient, the last column of the paper's Table 1 (a
@@ -188,10 +190,18 @@ def noise_numbers(eps, delta, n, p):
     from . import bounds
     from .exact import analytic_gaussian_sigma
 
+    from ._validate import check_n_p
+
+    for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+    n_arr, p_arr = check_n_p(n, p)
+    n, p = int(n_arr), int(p_arr)
     a_nec = bounds.sigma_a_necessary(eps, delta)
     a_suf = bounds.sigma_a_sufficient(eps, delta)
     b_suf = bounds.sigma_b(eps, delta, n, p)
-    b_cor = bounds.sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else float("nan")
+    # the conservative variant's 2(n - p - 1) degrees of freedom vanish at n = p + 1: no value
+    b_cor = bounds.sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else None
     return {
         "a_necessary": a_nec,
         "a_sufficient": a_suf,
@@ -525,10 +535,13 @@ def block_numbers(eps, delta, n, p, block):
     eps, delta : float
         Privacy parameters, eps > 0, 0 < delta < 1.
     n, p : int
-        Rows and columns, n > p >= 1.
+        Rows and columns, n > p >= 1, n <= 2**53.
     block : int
-        Wanted rows per block, p < block <= n; the rows are cut into
-        :func:`dpmask.scale.balanced_chunks` (sizes differ by at most one).
+        Wanted rows per block, p < block <= n; the rows are cut as
+        :func:`dpmask.scale.balanced_chunks` does (sizes differ by at most
+        one), and the smallest block must still have more than p rows.
+
+    Each a single number; outside these ranges a ValueError names the argument.
 
     Returns
     -------
@@ -541,16 +554,27 @@ def block_numbers(eps, delta, n, p, block):
         ``frame_flops_per_row`` ~ 8 p^2 (the frame identity), leading terms.
     """
     from . import bounds
-    from .scale import balanced_chunks
+    from ._validate import check_int, check_n_p
 
-    if block <= p:
-        raise ValueError(f"block must exceed p={p} (rows per block), got {block}")
-    sizes = balanced_chunks(n, block)
-    n_s = min(sizes)
+    for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p), ("block", block)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+    n_arr, p_arr = check_n_p(n, p)
+    n, p = int(n_arr), int(p_arr)
+    block = int(check_int(block, "block", minimum=1))
+    if block <= p or block > n:
+        raise ValueError(f"block must satisfy p={p} < block <= n={n} (rows per block), got {block}")
+    # dpmask.scale.balanced_chunks(n, block) without building its tuple (n / block blocks can be
+    # 10^15): k = max(1, round(n / block)) blocks of n // k or n // k + 1 rows
+    k = max(1, int(round(n / block)))
+    n_s = n // k
+    if n_s <= p:
+        raise ValueError(f"block={block} cuts n={n} rows into {k} blocks whose smallest has {n_s} <= p={p} rows; "
+                         f"Theorem 3.4 needs more rows than columns in every block: choose a larger block")
     full = bounds.sigma_b(eps, delta, n, p)
-    blk = bounds.sigma_b_block(eps, delta, sizes, p)
+    blk = bounds.sigma_b(eps, delta, n_s, p)  # = sigma_b_block on the balanced sizes (it uses the smallest)
     return {
-        "blocks": len(sizes),
+        "blocks": k,
         "smallest": n_s,
         "sigma_full": full,
         "sigma_block": blk,
@@ -731,9 +755,12 @@ def inference_numbers(eps, delta, n, target=0.05):
     eps, delta : float
         Privacy parameters, eps > 0, 0 < delta < 1.
     n : int
-        Rows, n > 2.
+        Rows, 3 <= n <= 2**53.
     target : float
         Target root mean square error of the slope, > 0.
+
+    Each a single number; outside these ranges, or where an RMSE or row count
+    would leave the float range, a ValueError names the argument.
 
     Returns
     -------
@@ -743,20 +770,35 @@ def inference_numbers(eps, delta, n, target=0.05):
         at n), ``rows_a``, ``rows_b`` (rows for an RMSE of *target*, from the
         1/sqrt(n) law at n = 10^9) and ``rows_ratio``.
     """
-    s_a = _analytic_sigma(eps, delta)
-    s_b = _sigma_b2(eps, delta, n)
-    big = 10**9
-    rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
-    rows_b = big * (_slope_rmse(_sigma_b2(eps, delta, big), big) / target) ** 2
-    return {
-        "sigma_a": s_a,
-        "sigma_b": s_b,
-        "rmse_a": _slope_rmse(s_a, n),
-        "rmse_b": _slope_rmse(s_b, n),
-        "rows_a": rows_a,
-        "rows_b": rows_b,
-        "rows_ratio": rows_a / rows_b,
-    }
+    from ._validate import check_delta, check_eps, check_int, check_positive
+
+    eps = _single(check_eps(eps), "eps")
+    delta = _single(check_delta(delta), "delta")
+    n = int(_single(check_int(n, "n", minimum=3), "n"))
+    target = _single(check_positive(target, "target"), "target")
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            s_a = _analytic_sigma(eps, delta)
+            s_b = _sigma_b2(eps, delta, n)
+            big = 10**9
+            rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
+            rows_b = big * (_slope_rmse(_sigma_b2(eps, delta, big), big) / target) ** 2
+            out = {
+                "sigma_a": s_a,
+                "sigma_b": s_b,
+                "rmse_a": _slope_rmse(s_a, n),
+                "rmse_b": _slope_rmse(s_b, n),
+                "rows_a": rows_a,
+                "rows_b": rows_b,
+                "rows_ratio": rows_a / rows_b,
+            }
+        finite = all(math.isfinite(float(v)) for v in out.values())
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        finite = False
+    if not finite:
+        raise ValueError(f"eps, delta and target give an RMSE or a row count beyond the float range (eps={eps!r}, "
+                         f"delta={delta!r}, target={target!r})")
+    return out
 
 
 # Whole decades: the error curves are straight lines on log-log axes, and Theorem 3.4's sigma
@@ -1259,8 +1301,17 @@ def _rival_rows(kind, eps, delta, p, estimand, target):
         return float(n)
     # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
     f = lambda x: c * tau**2 * x**4 / 2 + b * tau * x**3 / math.sqrt(2) - target**2
+    if f(1.0 / math.sqrt(p + 2)) <= 0 and f(1.0) <= 0:
+        return float(p + 2)  # the target is met already at the fewest rows the panel allows
     x = brentq(f, 0.0, 1.0 / math.sqrt(p + 2) if f(1.0 / math.sqrt(p + 2)) > 0 else 1.0, xtol=1e-300, rtol=1e-13)
     return max(float(p + 2), 1.0 / x**2)
+
+
+def _single(arr, name):
+    """A validated 0-d array as a float; an array argument is refused by name."""
+    if np.ndim(arr) != 0:
+        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(arr)}")
+    return float(arr)
 
 
 def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
@@ -1281,12 +1332,15 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     eps, delta : float
         eps > 0, 0 < delta < 1.
     n : int
-        Rows, n > p + 1.
+        Rows, p + 2 <= n <= 2**53.
     p : int
         Columns, 2 to 6.
     estimand : {"ols", "corr", "angle"}
     target : float
         Target RMSE for the rows needed, > 0.
+
+    Domain: the ranges above, each a single number; outside them a
+    ValueError names the argument; inside, every number returned is finite.
 
     Returns
     -------
@@ -1298,28 +1352,37 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     from . import bounds
     from ._validate import check_delta, check_eps, check_int, check_positive
 
-    eps = float(check_eps(eps))
-    delta = float(check_delta(delta))
-    p = int(check_int(p, "p", minimum=2))
-    if p > 6:
-        raise ValueError(f"p must be a whole number in [2, 6], got {p}")
-    n = int(check_int(n, "n", minimum=p + 2))
-    if estimand not in _RIVAL_ESTIMANDS:
+    eps = _single(check_eps(eps), "eps")
+    delta = _single(check_delta(delta), "delta")
+    p = int(_single(check_int(p, "p", minimum=2, maximum=6), "p"))
+    n = int(_single(check_int(n, "n", minimum=p + 2), "n"))
+    if not isinstance(estimand, str) or estimand not in _RIVAL_ESTIMANDS:
         raise ValueError(f"estimand must be one of {tuple(_RIVAL_ESTIMANDS)}, got {estimand!r}")
-    target = float(check_positive(target, "target"))
-    tau, s_a = _rival_sigmas(eps, delta, p)
-    out = {
-        "tau": tau,
-        "sigma_a": s_a,
-        "sigma_0": bounds.sigma_b(eps, delta, n, p),
-        "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
-    }
-    gram = float(_rival_rmse("gram", eps, delta, n, p, estimand))
-    for kind in _RIVAL_KINDS:
-        rmse = float(_rival_rmse(kind, eps, delta, n, p, estimand))
-        out[f"rmse_{kind}"] = rmse
-        out[f"ratio_{kind}"] = rmse / gram
-        out[f"rows_{kind}"] = float(_rival_rows(kind, eps, delta, p, estimand, target))
+    target = _single(check_positive(target, "target"), "target")
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            tau, s_a = _rival_sigmas(eps, delta, p)
+            out = {
+                "tau": tau,
+                "sigma_a": s_a,
+                "sigma_0": bounds.sigma_b(eps, delta, n, p),
+                "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
+            }
+            gram = float(_rival_rmse("gram", eps, delta, n, p, estimand))
+            for kind in _RIVAL_KINDS:
+                rmse = float(_rival_rmse(kind, eps, delta, n, p, estimand))
+                out[f"rmse_{kind}"] = rmse
+                out[f"ratio_{kind}"] = rmse / gram
+                out[f"rows_{kind}"] = float(_rival_rows(kind, eps, delta, p, estimand, target))
+        finite = all(math.isfinite(v) and v > 0 for v in out.values())
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        finite = False
+    if not finite:
+        raise ValueError(
+            f"eps, delta and target give an RMSE or a row count beyond the float range (eps={eps!r}, "
+            f"delta={delta!r}, target={target!r}); the panel's domain needs sigma_A(eps, delta)^4 and "
+            f"sigma_A^4 / target^2 below 1e308 (e.g. eps >= 1e-60, target >= 1e-100)"
+        )
     return out
 
 

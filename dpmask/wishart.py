@@ -55,7 +55,8 @@ from scipy import special
 from scipy.optimize import brentq
 
 from . import gq
-from ._validate import as_rng, check_delta, check_eps, check_int, check_sigma, scalar_or_array
+from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
+                        scalar_or_array)
 
 __all__ = [
     "log_hyp0f1_2x2",
@@ -80,6 +81,29 @@ _WINDOW = 13.0
 #: Largest Bessel argument 2 sqrt(z) (the range on which dpmask.gq is tested).
 _H_MAX = 1.0e7
 _Q_MAX = 1.0e7
+#: Largest number of draws of one call of sample_wishart_2x2.
+_SIZE_MAX = 2**23
+
+
+#: Largest entry of the noncentrality K / sigma^2 that the privacy functions accept.
+_LAMBDA_MAX = 1.0e12
+
+
+def _single(value, name):
+    """A validated 0-d array as a float; an array argument is refused by name."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+    return float(value)
+
+
+def _check_lambda(K, sigma, name):
+    """K / sigma^2, refused (naming sigma) when an entry is beyond _LAMBDA_MAX."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+        O = K / (sigma * sigma)
+    if not np.all(np.isfinite(O)) or np.abs(O).max() > _LAMBDA_MAX:
+        raise ValueError(f"sigma must be large enough that {name} / sigma^2 has entries <= 1e12 "
+                         f"(the noncentrality range), got sigma={sigma!r}, max|{name}|={np.abs(K).max():g}")
+    return O
 
 
 # --------------------------------------------------------------------------- 0F1 of a 2 x 2 matrix
@@ -192,16 +216,17 @@ def log_hyp0f1_2x2(b, z1, z2):
     >>> round(log_hyp0f1_2x2(2.5, 1.0, 0.0), 10)  # scalar 0F1(2.5; 1)
     0.3795140161
     """
-    b = np.asarray(b, float)
+    b = as_float_array(b, "b")
     if np.any(~np.isfinite(b) | (b < 1.5) | (b > 0.5 * _Q_MAX + 1.0)):
         raise ValueError(f"b must lie in [1.5, 5e6] (b = n/2 with n >= 3 rows), got {b!r}")
     zs = []
     for name, z in (("z1", z1), ("z2", z2)):
-        z = np.asarray(z, float)
+        z = as_float_array(z, name)
         if np.any(~np.isfinite(z) | (z < 0) | (z > 0.25 * _H_MAX**2)):
             raise ValueError(f"{name} must lie in [0, 2.5e13], got {z!r}")
         zs.append(z)
-    return scalar_or_array(_log0f1_2x2(2.0 * b - 2.0, 2.0 * np.sqrt(zs[0]), 2.0 * np.sqrt(zs[1])))
+    b, z1, z2 = broadcast_named(b=b, z1=zs[0], z2=zs[1])
+    return scalar_or_array(_log0f1_2x2(2.0 * b - 2.0, 2.0 * np.sqrt(z1), 2.0 * np.sqrt(z2)))
 
 
 # --------------------------------------------------------------------------- the Wishart likelihood ratio
@@ -229,7 +254,7 @@ def _log_ratio(n, O, Op, T):
 
 
 def _check_gram(K, name):
-    K = np.asarray(K, float)
+    K = as_float_array(K, name)
     if K.shape != (2, 2) or not np.all(np.isfinite(K)):
         raise ValueError(f"{name} must be a finite 2 x 2 matrix, got shape {K.shape}")
     if abs(K[0, 1] - K[1, 0]) > 1e-12 * max(1.0, np.abs(K).max()):
@@ -254,24 +279,33 @@ def wishart_log_ratio(T, n, K, K_prime, sigma):
     T : array_like, shape (..., 2, 2)
         Values of :math:`Y^\top Y/\sigma^2` (positive semi-definite).
     n : int
-        Rows, n >= 3.
+        Rows, 3 <= n <= 1e7.
     K, K_prime : array_like, shape (2, 2)
         Gram matrices :math:`X^\top X`, :math:`X'^\top X'`.
     sigma : float
-        sigma > 0.
+        0 < sigma <= 1e100, with the entries of K / sigma^2 and K' / sigma^2 at most 1e12
+        and the eigenvalues of :math:`K T/\sigma^2`, :math:`K' T/\sigma^2` at most
+        1e14 (where :func:`log_hyp0f1_2x2` is tested); outside this domain a
+        ValueError names the arguments.
 
     Returns
     -------
     ndarray, shape (...)
         :math:`\log f_X(Y) - \log f_{X'}(Y)`.
     """
-    n = int(check_int(n, "n", minimum=3))
-    sigma = float(check_sigma(sigma))
+    n = int(_single(check_int(n, "n", minimum=3, maximum=_Q_MAX), "n"))
+    sigma = _single(check_sigma(sigma, top=1e100), "sigma")
     K, Kp = _check_gram(K, "K"), _check_gram(K_prime, "K_prime")
-    T = np.asarray(T, float)
+    T = as_float_array(T, "T")
     if T.shape[-2:] != (2, 2) or not np.all(np.isfinite(T)):
         raise ValueError("T must be finite with shape (..., 2, 2)")
-    return _log_ratio(n, K / sigma**2, Kp / sigma**2, T)
+    O, Op = _check_lambda(K, sigma, "K"), _check_lambda(Kp, sigma, "K_prime")
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.concatenate([np.ravel(_eig_product(O, T)[0]), np.ravel(_eig_product(Op, T)[0])])
+    if not np.all(np.isfinite(z)) or np.any(np.sqrt(z) > _H_MAX):
+        raise ValueError("T, K, K_prime and sigma must keep the eigenvalues of K T / sigma^2 and K_prime T / sigma^2 "
+                         "within [0, 1e14] (the tested range of the 0F1 evaluation)")
+    return _log_ratio(n, O, Op, T)
 
 
 # --------------------------------------------------------------------------- sampling
@@ -317,19 +351,20 @@ def sample_wishart_2x2(n, Lambda, size, rng=None):
     Parameters
     ----------
     n : int
-        Degrees of freedom (rows), n >= 3.
+        Degrees of freedom (rows), 3 <= n <= 2**53.
     Lambda : array_like, shape (2, 2)
-        Noncentrality, positive semi-definite.
+        Noncentrality, positive semi-definite, finite.
     size : int
-        Number of draws, >= 1.
+        Number of draws, 1 <= size <= 2**23 (a cap on memory: about 1 GB of
+        draws); beyond it a ValueError names size.
     rng : numpy.random.Generator, int or None
 
     Returns
     -------
     ndarray, shape (size, 2, 2)
     """
-    n = int(check_int(n, "n", minimum=3))
-    size = int(check_int(size, "size", minimum=1))
+    n = int(_single(check_int(n, "n", minimum=3), "n"))
+    size = int(_single(check_int(size, "size", minimum=1, maximum=_SIZE_MAX), "size"))
     O = _check_gram(Lambda, "Lambda")
     Z, W = _base_draws(n, size, as_rng(rng))
     return _build_T(O, Z, W)
@@ -362,8 +397,8 @@ def gram_pair(x, x_prime, shared=None):
     tuple of ndarray
         ``(K, K_prime)``.
     """
-    x = np.asarray(x, float)
-    xp = np.asarray(x_prime, float)
+    x = as_float_array(x, "x")
+    xp = as_float_array(x_prime, "x_prime")
     for name, v in (("x", x), ("x_prime", xp)):
         if v.shape != (2,) or not np.all(np.isfinite(v)) or np.any(np.abs(v) > 1 + 1e-12):
             raise ValueError(f"{name} must be a length-2 row with entries in [-1, 1], got {v!r}")
@@ -395,7 +430,7 @@ def orthogonal_pair(n, s=1.0):
     Parameters
     ----------
     n : int
-        Rows, n >= 3.
+        Rows, 3 <= n <= 2**53.
     s : float
         Fraction of the n - 1 shared rows equal to (1, -1), in [0, 1].
 
@@ -404,8 +439,8 @@ def orthogonal_pair(n, s=1.0):
     tuple of ndarray
         ``(K, K_prime)``.
     """
-    n = int(check_int(n, "n", minimum=3))
-    s = float(s)
+    n = int(_single(check_int(n, "n", minimum=3), "n"))
+    s = _single(as_float_array(s, "s"), "s")
     if not 0.0 <= s <= 1.0:
         raise ValueError(f"s must lie in [0, 1], got {s!r}")
     v = np.array([1.0, -1.0])
@@ -432,11 +467,14 @@ def orthogonal_family_sigma(eps, delta, n):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        1e-4 <= eps <= 100 (the domain of the noncentral chi-square curves of
+        :mod:`dpmask.exact`).
     delta : array_like
-        0 < delta < 1.
+        1e-250 <= delta <= 1 - 1e-12 (the domain of those curves' sigma solvers).
     n : array_like
-        Rows, whole number >= 3.
+        Rows, whole number, 3 <= n <= 1e6.
+
+    Outside these ranges a ValueError names the argument.
 
     Returns
     -------
@@ -445,12 +483,12 @@ def orthogonal_family_sigma(eps, delta, n):
         of Proposition 7.4 at its worst pair, the second the sigma needed by
         every pair of the family.
     """
-    from .exact import _pair_sigma
+    from .exact import _check_p1, _check_solver_delta, _pair_sigma
 
-    eps = check_eps(eps)
-    delta = check_delta(delta)
+    eps, n = _check_p1(eps, n)
     n = check_int(n, "n", minimum=3)
-    eps, delta, n = np.broadcast_arrays(eps, delta, n)
+    delta = _check_solver_delta(delta)
+    eps, delta, n = broadcast_named(eps=eps, delta=delta, n=n)
     a, b = 2.0, (np.sqrt(2.0) - 1.0) ** 2
     out = [_pair_sigma(eps, np.log(delta), df, np.full(eps.shape, a), np.full(eps.shape, b)) for df in (n, n - 1.0)]
     return scalar_or_array(out[0]), scalar_or_array(out[1])
@@ -533,21 +571,24 @@ def masked_pair_log_delta(eps, sigma, n, K, K_prime, n_samples=40000, rng=0, con
     Parameters
     ----------
     eps : float
-        eps > 0.
+        1e-4 <= eps <= 100.
     sigma : float
-        sigma > 0.
+        0 < sigma <= 1e100, with every entry of K / sigma^2 and K' / sigma^2 at most
+        1e12 (the noncentrality range).
     n : int
-        Rows, n >= 3 (p = 2 columns).
+        Rows, 3 <= n <= 1e7 (p = 2 columns).
     K, K_prime : array_like, shape (2, 2)
         Gram matrices :math:`X^\top X` and :math:`X'^\top X'` (symmetric,
         positive semi-definite; see :func:`gram_pair` for neighbours).
     n_samples : int
-        Monte Carlo draws (half from each mixture component), >= 200.
+        Monte Carlo draws (half from each mixture component), 200 <= n_samples <= 2**23.
     rng : numpy.random.Generator or int
         Seed; the same seed gives the same draws (common random numbers), so
         the estimate is a smooth function of sigma, K and K'.
     confidence : float
         Level of the normal-approximation interval, in (0, 1).
+
+    Outside these ranges a ValueError names the argument.
 
     Returns
     -------
@@ -576,15 +617,15 @@ def masked_pair_log_delta(eps, sigma, n, K, K_prime, n_samples=40000, rng=0, con
     *Error of L.* :func:`log_hyp0f1_2x2` is accurate to about 1e-12 relative;
     the Monte Carlo error dominates by many orders.
     """
-    eps = float(check_eps(eps))
-    sigma = float(check_sigma(sigma))
-    n = int(check_int(n, "n", minimum=3))
-    if n > _Q_MAX:
-        raise ValueError(f"n must be <= 1e7, got {n}")
-    n_samples = int(check_int(n_samples, "n_samples", minimum=200))
+    eps = _single(check_eps(eps, lower=1e-4, top=100.0), "eps")
+    sigma = _single(check_sigma(sigma, top=1e100), "sigma")
+    n = int(_single(check_int(n, "n", minimum=3, maximum=_Q_MAX), "n"))
+    n_samples = int(_single(check_int(n_samples, "n_samples", minimum=200, maximum=_SIZE_MAX), "n_samples"))
+    confidence = _single(as_float_array(confidence, "confidence"), "confidence")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     K, Kp = _check_gram(K, "K"), _check_gram(K_prime, "K_prime")
+    _check_lambda(K, sigma, "K"), _check_lambda(Kp, sigma, "K_prime")
     z = float(special.ndtri(0.5 + 0.5 * confidence))
     out = _delta_from(eps, sigma, n, K, Kp, _Draws(n, n_samples, rng), z)
     del out["_parts"]
