@@ -457,9 +457,9 @@ def orthogonal_family_sigma(eps, delta, n):
 
     .. math::
 
-        H_{e^\varepsilon}\bigl(\chi'^2_n(a/\sigma^2)\,\|\,\chi'^2_n(b/\sigma^2)\bigr)
+        H_{e^\varepsilon}\bigl(\chi^2_n(a/\sigma^2)\,\|\,\chi^2_n(b/\sigma^2)\bigr)
         \le \delta_{K,K'}(\varepsilon)
-        \le H_{e^\varepsilon}\bigl(\chi'^2_{n-1}(a/\sigma^2)\,\|\,\chi'^2_{n-1}(b/\sigma^2)\bigr),
+        \le H_{e^\varepsilon}\bigl(\chi^2_{n-1}(a/\sigma^2)\,\|\,\chi^2_{n-1}(b/\sigma^2)\bigr),
 
     a = 2, b = (sqrt 2 - 1)^2. This returns the sigmas at which the two ends
     equal delta.
