@@ -12,7 +12,7 @@ range, or a :class:`TypeError` names an argument of the wrong kind (complex,
 text, objects).  Arguments that do not broadcast together raise a
 :class:`ValueError` naming them (:func:`broadcast_named`).  Counts (rows n,
 columns p, block sizes, degrees of freedom) are whole numbers at most
-:data:`COUNT_MAX` = 2**53, the largest range in which a float holds every
+``COUNT_MAX`` = 2**53, the largest range in which a float holds every
 whole number exactly.
 """
 

@@ -23,7 +23,7 @@ rigorous bound puts it within 2**-54 of 1, 1e-300 where it underflows) and a
 sufficient sigma by a larger one (``masked_p1_sigma`` is nudged until its
 delta is at most the target); as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
-[1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (:data:`N_MAX`; above it the
+[1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (``N_MAX``; above it the
 worst-pair search takes many seconds and scipy's noncentral chi-square loses
 accuracy).  Where the two laws are separated to double precision (tiny sigma)
 delta is returned as exactly 1 from a rigorous lower bound, and where delta is

@@ -15,8 +15,8 @@ this module evaluates :math:`\log G_q(t)` and :math:`G_q'(t)/G_q(t)` without
 under- or overflow.
 
 Domain and accuracy (the rule of the package): every public function accepts
-:math:`1 \le q \le 10^{12}` (:data:`Q_MAX`) and :math:`0 \le t \le 10^{300}`
-(:data:`T_MAX`) and returns a finite value there (``G`` and ``ratio_bound``
+:math:`1 \le q \le 10^{12}` (``Q_MAX``) and :math:`0 \le t \le 10^{300}`
+(``T_MAX``) and returns a finite value there (``G`` and ``ratio_bound``
 may return ``inf`` where the true value exceeds the float range, as they
 say), within 1e-12 relative error (absolute where :math:`|\log G_q| < 1`) of
 40-digit mpmath values; the largest error measured on the test grids is about
@@ -706,7 +706,7 @@ def sample_sphere_coordinate(q, size=None, rng=None):
     q : float
         Dimension of the ambient space, finite and > 1.
     size : int or tuple of ints, optional
-        Output shape, at most :data:`SAMPLE_MAX` (1e8) draws; ``None`` gives
+        Output shape, at most ``SAMPLE_MAX`` (1e8) draws; ``None`` gives
         one Python float.
     rng : numpy.random.Generator or int or None
         Generator or seed.

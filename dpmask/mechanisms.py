@@ -21,11 +21,11 @@ Domain (the rule of the package)
 --------------------------------
 Data are finite real 2-D arrays with entries in [-1, 1] (complex data raise a
 ``TypeError`` naming ``X``: the imaginary part is never dropped silently);
-sigma lies in (0, 1e100] (:data:`SIGMA_MAX`).  Functions that allocate a matrix of their own
+sigma lies in (0, 1e100] (``SIGMA_MAX``).  Functions that allocate a matrix of their own
 refuse sizes beyond a documented cap with a ``ValueError`` naming the
 argument: :func:`haar_orthogonal` (and the ``"dense"`` method, which calls
-it) takes n <= :data:`HAAR_MAX_N` = 8192 (an n x n matrix of 512 MiB),
-:func:`stiefel_frame` takes n * p <= :data:`FRAME_MAX_ENTRIES` = 2**26
+it) takes n <= ``HAAR_MAX_N`` = 8192 (an n x n matrix of 512 MiB),
+:func:`stiefel_frame` takes n * p <= ``FRAME_MAX_ENTRIES`` = 2**26
 (512 MiB).  The releases allocate only arrays of the data's own shape.
 """
 
@@ -110,7 +110,7 @@ def haar_orthogonal(n, rng=None):
     Parameters
     ----------
     n : int
-        Size, 1 <= n <= :data:`HAAR_MAX_N` (8192: the matrix alone takes
+        Size, 1 <= n <= ``HAAR_MAX_N`` (8192: the matrix alone takes
         512 MiB; beyond, a ValueError names n).
     rng : numpy.random.Generator, int or None
         Source of randomness.
@@ -143,7 +143,7 @@ def stiefel_frame(n, p, rng=None):
     Parameters
     ----------
     n, p : int
-        Shape, n >= p >= 1, n * p <= :data:`FRAME_MAX_ENTRIES` (2**26
+        Shape, n >= p >= 1, n * p <= ``FRAME_MAX_ENTRIES`` (2**26
         entries, 512 MiB; beyond, a ValueError names n and p).
     rng : numpy.random.Generator, int or None
 

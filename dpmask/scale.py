@@ -38,11 +38,11 @@ work is done (data entries outside [-1, 1] are found chunk by chunk when the
 release is computed, and the message names the row and column).  Sizes are
 capped because building a Dask graph costs time per chunk (about 10 s per
 10^5 chunks for :func:`random_data_dask`, twice that for :func:`release_b_dask`):
-at most :data:`MAX_CHUNKS` = 100 000 row chunks, at most
-:data:`MAX_CHUNK_ENTRIES` = 2^27 entries (1 GiB) in a chunk this module
-generates, and at most :data:`MAX_ROWS` = 2^53 rows.  Inputs must be real
+at most ``MAX_CHUNKS`` = 100 000 row chunks, at most
+``MAX_CHUNK_ENTRIES`` = 2^27 entries (1 GiB) in a chunk this module
+generates, and at most ``MAX_ROWS`` = 2^53 rows.  Inputs must be real
 (bool, integer or float dtype); complex arrays are refused, not truncated.  The
-noise level is one number with 0 < sigma <= :data:`MAX_SIGMA` = 1e150 (at 1e307
+noise level is one number with 0 < sigma <= ``MAX_SIGMA`` = 1e150 (at 1e307
 the release overflows); inside these ranges every release is finite.
 
 On a cluster.  Nothing here assumes one machine: a task's randomness comes
@@ -254,10 +254,10 @@ def balanced_chunks(n, target):
     Parameters
     ----------
     n : int
-        Number of rows, 1 <= n <= 2**53 (:data:`MAX_ROWS`).
+        Number of rows, 1 <= n <= 2**53 (``MAX_ROWS``).
     target : int
         Wanted rows per chunk, ``ceil(n / MAX_CHUNKS) <= target <= n``: at
-        most :data:`MAX_CHUNKS` (100 000) chunks.
+        most ``MAX_CHUNKS`` (100 000) chunks.
 
     Returns
     -------
@@ -342,9 +342,9 @@ def noisy_data_dask(X, sigma, rng=None):
     ----------
     X : dask.array.Array, shape (n, p)
         Data with entries in [-1, 1] (checked chunk by chunk at compute time),
-        real dtype, at most :data:`MAX_CHUNKS` row chunks.
+        real dtype, at most ``MAX_CHUNKS`` row chunks.
     sigma : float
-        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
+        Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
     rng : numpy.random.Generator, int or None
         ``None`` (the default) draws fresh entropy from the operating system,
         as every published release must; a fixed seed or Generator makes the
@@ -401,11 +401,11 @@ def release_block_dask(X, sigma, rng=None):
     ----------
     X : dask.array.Array, shape (n, p)
         Data with entries in [-1, 1] (checked chunk by chunk when computed),
-        real dtype, at most :data:`MAX_CHUNKS` row chunks.
+        real dtype, at most ``MAX_CHUNKS`` row chunks.
         Its row chunks are the blocks and must each have more than p rows;
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
+        Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
@@ -590,11 +590,11 @@ def release_b_dask(X, sigma, rng=None):
     ----------
     X : dask.array.Array, shape (n, p)
         Data with entries in [-1, 1] (checked chunk by chunk when computed),
-        real dtype, n > p, at most :data:`MAX_CHUNKS` row chunks.  Row chunks
+        real dtype, n > p, at most ``MAX_CHUNKS`` row chunks.  Row chunks
         may have any size (even fewer rows than p);
         several column chunks are joined into one.
     sigma : float
-        Noise standard deviation, 0 < sigma <= 1e150 (:data:`MAX_SIGMA`).
+        Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
     rng : numpy.random.Generator, int or None
         ``None`` (the default) draws fresh entropy from the operating system,
         as every published release must; a fixed seed or Generator makes the

@@ -382,9 +382,9 @@ def gq_numbers(q, t1, t2):
     Parameters
     ----------
     q : float
-        In [1, 1e12] (:data:`dpmask.gq.Q_MAX`).
+        In [1, 1e12] (``dpmask.gq.Q_MAX``).
     t1, t2 : float
-        In [0, 1e300] (:data:`dpmask.gq.T_MAX`).  Outside these ranges, or for
+        In [0, 1e300] (``dpmask.gq.T_MAX``).  Outside these ranges, or for
         arrays, a ``ValueError`` names the argument.
 
     Returns
@@ -549,9 +549,11 @@ def block_numbers(eps, delta, n, p, block):
         ``blocks`` (how many), ``smallest`` (n_s), ``sigma_full`` (Theorem
         3.4 with all n rows), ``sigma_block`` (:func:`dpmask.bounds.sigma_b_block`,
         n replaced by n_s), ``price`` = sigma_block / sigma_full, and
-        ``dense_flops_per_row`` ~ 4 n_s^2 / 3 + 2 n_s p (an explicit Haar
-        block: QR of an n_s x n_s Gaussian matrix, then the product) against
-        ``frame_flops_per_row`` ~ 8 p^2 (the frame identity), leading terms.
+        ``dense_flops_per_row`` ~ 8 n_s^2 / 3 + 2 n_s p (an explicit Haar
+        block: Householder QR of an n_s x n_s Gaussian matrix, 4 n_s^3 / 3,
+        forming its Q, another 4 n_s^3 / 3, then the product) against
+        ``frame_flops_per_row`` ~ 6 p^2 (the frame identity: the Gram matrix of
+        Z, the QR of M and the product U R), leading terms as in chapter 8.
     """
     from . import bounds
     from ._validate import check_int, check_n_p
@@ -579,8 +581,8 @@ def block_numbers(eps, delta, n, p, block):
         "sigma_full": full,
         "sigma_block": blk,
         "price": blk / full,
-        "dense_flops_per_row": 4.0 * n_s**2 / 3.0 + 2.0 * n_s * p,
-        "frame_flops_per_row": 8.0 * p**2,
+        "dense_flops_per_row": 8.0 * n_s**2 / 3.0 + 2.0 * n_s * p,
+        "frame_flops_per_row": 6.0 * p**2,
     }
 
 

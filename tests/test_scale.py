@@ -446,8 +446,10 @@ def test_block_numbers_price_of_blocks():
     # Theorem 3.4's sigma is decreasing in n, so cutting into blocks costs noise
     assert vals["sigma_block"] > vals["sigma_full"] and vals["price"] > 1
     assert vals["sigma_block"] == bounds.sigma_b(0.1, 1e-3, 1000, 10)
-    assert vals["dense_flops_per_row"] == pytest.approx(4 / 3 * 1000**2 + 2 * 1000 * 10)
-    with pytest.raises(ValueError, match="block must exceed p"):
+    # chapter 8's operation counts: QR of the block (4/3 b^3), forming Q (4/3 b^3), the product (2 b^2 p)
+    assert vals["dense_flops_per_row"] == pytest.approx(8 / 3 * 1000**2 + 2 * 1000 * 10)
+    assert vals["frame_flops_per_row"] == pytest.approx(6 * 10**2)
+    with pytest.raises(ValueError, match=r"block must (exceed p|satisfy p=10 < block)"):
         widgets.block_numbers(0.1, 1e-3, 1000, 10, 10)
 
 
