@@ -242,3 +242,19 @@ def test_no_directive_is_left_as_literal_text(built_book):
         if hits:
             problems[str(rel)] = sorted(set(hits))
     assert not problems, problems
+
+
+def test_tables_printed_by_cells_render_as_tables(built_book):
+    sample = "<p>| $a$ | b |\n|—|—|\n| 1 | 2 |</p>"
+    assert re.search(r"<p>\|[^\n]*\|\n\|\s*[—–-]", sample)
+    # A cell that displays a Markdown table (IPython.display.Markdown) renders it with
+    # nb_render_markdown_format; plain CommonMark has no tables and leaves "| a | b |" as a paragraph.
+    problems = []
+    for path in sorted(HTML.rglob("*.html")):
+        rel = path.relative_to(HTML)
+        if "_static" in rel.parts or "_sources" in rel.parts:
+            continue
+        # a header row, then the separator row (its dashes become em dashes in a paragraph)
+        if re.search(r"<p>\|[^\n]*\|\n\|\s*[—–-]", path.read_text(encoding="utf-8", errors="replace")):
+            problems.append(str(rel))
+    assert not problems, problems
