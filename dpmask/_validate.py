@@ -35,6 +35,8 @@ __all__ = [
     "check_matrix",
     "check_block_sizes",
     "broadcast_named",
+    "check_scalar",
+    "check_single_sigma",
     "COUNT_MAX",
 ]
 
@@ -117,8 +119,9 @@ def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=Non
     return arr
 
 
-def check_delta(delta, name="delta", *, upper=1.0, hypothesis=""):
-    """Check 0 < delta < *upper* (1 by default; a theorem may ask for less)."""
+def check_delta(delta, name="delta", *, upper=1.0, hypothesis="", lower=0.0, lower_reason=""):
+    """Check 0 < delta < *upper* (1 by default; a theorem may ask for less), and delta >= *lower*
+    when a numerical method needs it (*lower_reason* says why)."""
     arr = as_float_array(delta, name)
     bad = ~np.isfinite(arr) | (arr <= 0) | (arr >= 1)
     if np.any(bad):
@@ -129,7 +132,23 @@ def check_delta(delta, name="delta", *, upper=1.0, hypothesis=""):
             raise ValueError(
                 f"{name} must be < {upper}{hypothesis}, got {_first_bad(arr, bad)!r}"
             )
+    if lower > 0.0:
+        bad = arr < lower
+        if np.any(bad):
+            raise ValueError(f"{name} must be >= {lower:g}{lower_reason}, got {_first_bad(arr, bad)!r}")
     return arr
+
+
+def check_scalar(value, name):
+    """Refuse an array where one number is expected (naming the argument); return *value* unchanged."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+    return value
+
+
+def check_single_sigma(sigma, name="sigma", *, top):
+    """One noise standard deviation, 0 < sigma <= *top*, as a Python float."""
+    return float(check_scalar(check_sigma(sigma, name, top=top), name))
 
 
 def check_positive(value, name):

@@ -47,6 +47,7 @@ from ._validate import (
     check_eps,
     check_int,
     check_n_p,
+    check_scalar,
     check_sigma,
     scalar_or_array,
 )
@@ -307,10 +308,7 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     if rows.size > 1 or (rows.size == 1 and np.linalg.norm(diff[rows[0]]) > 1 + 1e-12):
         raise ValueError("X and X_prime must be neighbours: differ in one row by an L2 distance <= 1")
     sigma = mechanisms._scalar_sigma(sigma)
-    eps = check_eps(eps, top=700.0)  # e^eps stays finite
-    if eps.ndim:
-        raise ValueError(f"eps must be a single number, got an array of shape {eps.shape}")
-    eps = float(eps)
+    eps = float(check_scalar(check_eps(eps, top=700.0), "eps"))  # e^eps stays finite
     n_samples = check_int(n_samples, "n_samples", minimum=20)
     if n_samples.ndim:
         raise ValueError(f"n_samples must be a single whole number, got an array of shape {n_samples.shape}")
@@ -331,8 +329,7 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     if method not in ("frame", "dense", "batch"):
         raise ValueError(f"method must be 'frame', 'dense' or 'batch', got {method!r}")
     rng = as_rng(rng)
-    _check_masked = mechanisms._check_masked_shape
-    _check_masked(X)
+    mechanisms._check_masked_shape(X)
 
     def stat(Y):
         value = stat_fn(Y)

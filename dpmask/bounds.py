@@ -92,12 +92,8 @@ def _eps(eps, **kw):
 
 def _delta_b(delta):
     """delta for Theorem 3.4: in [1e-300, 1 - 1e-8] (scipy's quantile overflows on subnormal delta)."""
-    arr = check_delta(delta, upper=DELTA_B_MAX, hypothesis=_NEAR_ONE)
-    bad = arr < DELTA_B_MIN
-    if np.any(bad):
-        raise ValueError(f"delta must be >= {DELTA_B_MIN:g} for Theorem 3.4 (the quantile overflows below), "
-                         f"got {arr[bad].flat[0]!r}")
-    return arr
+    return check_delta(delta, upper=DELTA_B_MAX, hypothesis=_NEAR_ONE, lower=DELTA_B_MIN,
+                       lower_reason=" for Theorem 3.4 (the quantile overflows below)")
 
 
 def _ncx2_isf_upper(delta, df, nc):
@@ -473,9 +469,7 @@ def sufficient_sigma(eps, delta, n, p, setting="B"):
     -------
     float or ndarray
     """
-    setting = str(setting).upper()
-    if setting not in ("A", "B", "C"):
-        raise ValueError(f"setting must be 'A', 'B' or 'C', got {setting!r}")
+    setting = _check_setting(setting)
     eps_arr = _eps(eps)
     delta_arr = _delta_b(delta)
     n_arr, p_arr = check_n_p(n, p)
@@ -520,12 +514,7 @@ def _best_parts(eps, delta, n, p, setting, corrected):
 
     setting = _check_setting(setting)
     corrected = _check_corrected(corrected)
-    eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)
-    try:
-        eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
-    except ValueError:
-        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in zip(("eps", "delta", "n", "p"), (eps, delta, n, p)))
-        raise ValueError(f"eps, delta, n and p must broadcast to one shape, got {shapes}") from None
+    eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)  # validated and broadcast, by name
     analytic = np.asarray(analytic_gaussian_sigma(eps, delta), dtype=float)
     if setting == "A":
         return setting, corrected, analytic, None

@@ -40,6 +40,8 @@ C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import special, stats
 from scipy.optimize import elementwise
@@ -85,6 +87,8 @@ SIGMA_NCX2_MAX = 1e100
 SIGMA_GAUSS = (1e-100, 1e100)
 #: log of the bound reported by a mechanism's delta where it lies below 1e-300.
 LOG_DELTA_FLOOR = float(np.log(1e-300))
+#: Largest noncentrality accepted by ncx2_hockey_stick_log_delta.
+LAM_MAX = 1e12
 
 
 # --------------------------------------------------------------------------- classical
@@ -459,8 +463,6 @@ def _ncx2_log_ratio(t, df, lam_p, lam_q):
 
 def _quiet(fn, *args):
     """Call a scipy distribution function without its boost RuntimeWarnings (NaN is checked by callers)."""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return fn(*args)
@@ -588,9 +590,6 @@ def ncx2_hockey_stick_log_delta(eps, df, lam_p, lam_q):
 
 # --------------------------------------------------------------------------- worst neighbours
 
-
-#: Largest noncentrality accepted by ncx2_hockey_stick_log_delta.
-LAM_MAX = 1e12
 
 _S_FRACTIONS = np.array([0.0, 1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 1.0])
 _LOG_FLOOR = -1.0e5  # stands in for log(0) inside root finders, far below any target
@@ -820,12 +819,8 @@ def _check_p1(eps, n):
 
 def _check_solver_delta(delta):
     """delta for the noncentral chi-square sigma solvers: in [1e-250, 1 - 1e-12]."""
-    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
-    bad = delta < DELTA_NCX2_MIN
-    if np.any(bad):
-        raise ValueError(f"delta must be >= {DELTA_NCX2_MIN:g} for this solver (its threshold search treats tails "
-                         f"below 1e-300 as 0), got {delta[bad].flat[0]!r}")
-    return delta
+    return check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE, lower=DELTA_NCX2_MIN,
+                       lower_reason=" for this solver (its threshold search treats tails below 1e-300 as 0)")
 
 
 def _upper_side(log_delta):

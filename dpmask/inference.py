@@ -29,12 +29,13 @@ deviation tau on the diagonal and tau/sqrt(2) off it.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
-from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma
+from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma, check_single_sigma
 
 __all__ = [
     "OLSResult",
@@ -128,24 +129,39 @@ DRAW_ENTRIES_MAX = 2**26
 
 
 def _check_sigma_scalar(sigma):
-    arr = check_sigma(sigma, top=SIGMA_MAX)
-    if arr.ndim != 0:
-        raise ValueError("sigma must be a single number > 0 (the noise standard deviation of the release)")
-    return float(arr)
+    """The release's noise standard deviation: one number, 0 < sigma <= SIGMA_MAX."""
+    return check_single_sigma(sigma, top=SIGMA_MAX)
 
 
-def _check_noise(noise):
+def _check_noise(noise, sigma, tau, correct_noise):
+    """The noise model and its parameter: ``(noise, sigma, tau)``.
+
+    The parameter of the other model must be None; with *correct_noise* the
+    model's own one (sigma for "mask", tau for "gram") is required and
+    returned as a validated float.
+    """
     if noise not in ("mask", "gram"):
         raise ValueError(f"noise must be 'mask' (a release's Gram matrix) or 'gram' (the Gaussian mechanism "
                          f"on the Gram matrix), got {noise!r}")
-    return noise
+    if noise == "gram" and sigma is not None:
+        raise ValueError("sigma must be None with noise='gram' (the rival's noise is given by tau)")
+    if noise == "mask" and tau is not None:
+        raise ValueError("tau must be None with noise='mask' (the release's noise is given by sigma)")
+    if correct_noise and noise == "mask":
+        if sigma is None:
+            raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
+        sigma = _check_sigma_scalar(sigma)
+    if correct_noise and noise == "gram":
+        if tau is None:
+            raise ValueError("tau (the Gram noise's standard deviation on the diagonal, > 0) is required "
+                             "when noise='gram' and correct_noise=True")
+        tau = _check_tau_scalar(tau)
+    return noise, sigma, tau
 
 
 def _check_tau_scalar(tau):
-    arr = check_sigma(tau, "tau", top=SIGMA_MAX)
-    if arr.ndim != 0:
-        raise ValueError("tau must be a single number > 0 (the Gram noise's standard deviation on the diagonal)")
-    return float(arr)
+    """The rival's Gram-noise standard deviation on the diagonal: one number, 0 < tau <= SIGMA_MAX."""
+    return check_single_sigma(tau, "tau", top=SIGMA_MAX)
 
 
 def _check_constant(constant, p, *, name="constant", allow_true=False):
@@ -371,23 +387,12 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     if n <= k:
         raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
     df = n - k
-    noise = _check_noise(noise)
-    if noise == "gram" and sigma is not None:
-        raise ValueError("sigma must be None with noise='gram' (the rival's noise is given by tau)")
-    if noise == "mask" and tau is not None:
-        raise ValueError("tau must be None with noise='mask' (the release's noise is given by sigma)")
+    noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
     if correct_noise and noise == "gram":
-        if tau is None:
-            raise ValueError("tau (the Gram noise's standard deviation on the diagonal, > 0) is required "
-                             "when noise='gram' and correct_noise=True")
-        tau = _check_tau_scalar(tau)
         Gc = G.copy()
         if intercept is not None:
             Gc[..., intercept, intercept] = float(n)
     elif correct_noise:
-        if sigma is None:
-            raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
-        sigma = _check_sigma_scalar(sigma)
         Gc = G - n * sigma**2 * np.eye(p)
         if intercept is not None:
             Gc[..., intercept, intercept] = float(n)
@@ -491,21 +496,12 @@ def _second_moments(G, n, sigma, correct_noise, constant, noise="mask", tau=None
     p = G.shape[-1]
     n = _check_n(n, p)
     constant = _check_constant(constant, p)
-    noise = _check_noise(noise)
-    if noise == "gram" and sigma is not None:
-        raise ValueError("sigma must be None with noise='gram' (the rival's noise is given by tau)")
-    if noise == "mask" and tau is not None:
-        raise ValueError("tau must be None with noise='mask' (the release's noise is given by sigma)")
+    noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
     tau2 = 0.0
     if correct_noise and noise == "mask":
-        if sigma is None:
-            raise ValueError("sigma (the release's noise standard deviation, > 0) is required when correct_noise=True")
-        G = G - n * _check_sigma_scalar(sigma) ** 2 * np.eye(p)
+        G = G - n * sigma**2 * np.eye(p)
     elif correct_noise:
-        if tau is None:
-            raise ValueError("tau (the Gram noise's standard deviation on the diagonal, > 0) is required "
-                             "when noise='gram' and correct_noise=True")
-        tau2 = _check_tau_scalar(tau) ** 2
+        tau2 = tau**2
     keep = np.array([j for j in range(p) if j != constant])
     if keep.size == 0:
         raise ValueError("the Gram matrix needs at least one column besides the constant one")
@@ -602,8 +598,6 @@ def correlation_from_gram(G, n, sigma=None, *, correct_noise=True, constant=None
     w, V = np.linalg.eigh(S)
     neg = w[..., 0] < 0
     if np.any(neg):
-        import warnings
-
         count = f" ({int(neg.sum())} of {neg.size})" if neg.size > 1 else ""
         warnings.warn(
             f"the (corrected) covariance matrix is not positive semidefinite{count}; it was projected "

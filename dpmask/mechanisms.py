@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ._validate import as_rng, check_block_sizes, check_int, check_matrix, check_sigma
+from ._validate import COUNT_MAX, as_rng, check_block_sizes, check_int, check_matrix, check_single_sigma
 
 #: Largest sigma the releases accept (noise and Gram matrices stay far from overflow).
 SIGMA_MAX = 1e100
@@ -93,8 +93,8 @@ def _check_masked_shape(X, name="X"):
     return n, p
 
 
-def _check_size(value, name, minimum=1, maximum=None):
-    arr = check_int(value, name, minimum=minimum, **({} if maximum is None else {"maximum": maximum}))
+def _check_size(value, name, minimum=1, maximum=COUNT_MAX):
+    arr = check_int(value, name, minimum=minimum, maximum=maximum)
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a single whole number >= {minimum}")
     return int(arr)
@@ -174,11 +174,15 @@ def _orthonormalise(Z):
     return Z @ linalg.solve_triangular(R, np.eye(R.shape[0]), lower=False)
 
 
+def _dense_mask(X, rng):
+    """The explicit n x n Haar mask of the ``"dense"`` method, named by X's rows when too large."""
+    if X.shape[0] > HAAR_MAX_N:
+        raise ValueError(f"method='dense' needs n <= {HAAR_MAX_N} rows of X (an n x n mask), got n={X.shape[0]}")
+    return haar_orthogonal(X.shape[0], rng)
+
+
 def _scalar_sigma(sigma):
-    arr = check_sigma(sigma, top=SIGMA_MAX)
-    if arr.ndim != 0:
-        raise ValueError(f"sigma must be a single number in (0, {SIGMA_MAX:g}], got an array of shape {arr.shape}")
-    return float(arr)
+    return check_single_sigma(sigma, top=SIGMA_MAX)
 
 
 def _noise(shape, sigma, rng):
@@ -287,9 +291,7 @@ def release_b(X, sigma, rng=None, method="frame"):
     M = _noise(X.shape, sigma, rng)
     M += X
     if method == "dense":
-        if X.shape[0] > HAAR_MAX_N:
-            raise ValueError(f"method='dense' needs n <= {HAAR_MAX_N} rows of X (an n x n mask), got n={X.shape[0]}")
-        return haar_orthogonal(X.shape[0], rng) @ M
+        return _dense_mask(X, rng) @ M
     return _mask_frame(M, rng)
 
 
@@ -322,9 +324,7 @@ def release_c(X, sigma, rng=None, method="frame"):
     sigma = _scalar_sigma(sigma)
     rng = as_rng(rng)
     if method == "dense":
-        if X.shape[0] > HAAR_MAX_N:
-            raise ValueError(f"method='dense' needs n <= {HAAR_MAX_N} rows of X (an n x n mask), got n={X.shape[0]}")
-        AX = haar_orthogonal(X.shape[0], rng) @ X
+        AX = _dense_mask(X, rng) @ X
     else:
         AX = _mask_frame(X, rng)
     return AX + _noise(X.shape, sigma, rng)

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import COUNT_MAX, as_rng, broadcast_named, check_int, check_sigma, scalar_or_array
+from ._validate import COUNT_MAX, as_rng, broadcast_named, check_int, check_sigma, check_single_sigma, scalar_or_array
 from .exact import analytic_gaussian_sigma
 from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
 from .mechanisms import check_data
@@ -167,10 +167,8 @@ def sigma_gram(eps, delta, p):
 
 
 def _check_tau(tau):
-    arr = check_sigma(tau, "tau", top=TAU_MAX)
-    if arr.ndim != 0:
-        raise ValueError("tau must be a single number > 0 (the standard deviation of the Gram noise)")
-    return float(arr)
+    """One Gram-noise standard deviation, 0 < tau <= TAU_MAX."""
+    return check_single_sigma(tau, "tau", top=TAU_MAX)
 
 
 def gram_noise(p, tau, size=None, rng=None):
@@ -561,4 +559,9 @@ def sigma_low_large_n(eps, delta, n, p):
     n = np.asarray(check_sigma(n, "n", top=COUNT_MAX))
     tau = np.asarray(sigma_gram(eps, delta, p))
     tau, n = broadcast_named(**{"eps, delta, p": tau, "n": n})
-    return scalar_or_array(np.sqrt(tau / np.sqrt(2 * n)))
+    return scalar_or_array(_sigma_low_from_tau(tau, n))
+
+
+def _sigma_low_from_tau(tau, n):
+    """(tau^2 / 2n)^(1/4) for a computed tau (the explorer's hot path: no second root solve)."""
+    return np.sqrt(tau / np.sqrt(2 * n))

@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from ._validate import check_scalar
+
 __all__ = [
     "noise_numbers",
     "noise_explorer",
@@ -58,12 +60,6 @@ def _plain_log_ticks(axis):
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-
-
-def _png_bytes(fig, dpi=90):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue()
 
 
 def _fmt(value):
@@ -193,8 +189,7 @@ def noise_numbers(eps, delta, n, p):
     from ._validate import check_n_p
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p)):
-        if np.ndim(value) != 0:
-            raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+        check_scalar(value, name)
     n_arr, p_arr = check_n_p(n, p)
     n, p = int(n_arr), int(p_arr)
     a_nec = bounds.sigma_a_necessary(eps, delta)
@@ -397,8 +392,7 @@ def gq_numbers(q, t1, t2):
     from .gq import log_G, log_ratio_bound
 
     for name, value in (("q", q), ("t1", t1), ("t2", t2)):
-        if np.ndim(value) != 0:
-            raise ValueError(f"{name} must be a single number, got shape {np.shape(value)}")
+        check_scalar(value, name)
     log_bound = float(log_ratio_bound(q, t1, t2))  # validates q, t1, t2 (names the argument)
     log_ratio = float(log_G(q, t2) - log_G(q, t1))
     # log_G has relative error <= 1e-12 in each term: allow that much on each side
@@ -559,8 +553,7 @@ def block_numbers(eps, delta, n, p, block):
     from ._validate import check_int, check_n_p
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p), ("block", block)):
-        if np.ndim(value) != 0:
-            raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
+        check_scalar(value, name)
     n_arr, p_arr = check_n_p(n, p)
     n, p = int(n_arr), int(p_arr)
     block = int(check_int(block, "block", minimum=1))
@@ -1266,7 +1259,7 @@ def _rival_sigmas(eps, delta, p):
 
 def _rival_rmse(kind, eps, delta, n, p, estimand):
     """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
-    from . import bounds
+    from . import bounds, rivals
 
     b, c = _rival_coefficients(int(p))[estimand]
     tau, s_a = _rival_sigmas(float(eps), float(delta), int(p))
@@ -1277,8 +1270,8 @@ def _rival_rmse(kind, eps, delta, n, p, estimand):
         s = s_a
     elif kind == "B0":
         s = np.asarray(bounds.sigma_b(eps, delta, np.round(n), p))
-    else:  # the large-n projection bound (tau^2 / 2n)^(1/4), dpmask.rivals.sigma_low_large_n
-        s = np.sqrt(tau / np.sqrt(2 * n))
+    else:  # the large-n projection bound (tau^2 / 2n)^(1/4) of dpmask.rivals.sigma_low_large_n
+        s = rivals._sigma_low_from_tau(tau, n)
     return np.sqrt((b * s**2 + c * s**4) / n)
 
 
@@ -1311,9 +1304,7 @@ def _rival_rows(kind, eps, delta, p, estimand, target):
 
 def _single(arr, name):
     """A validated 0-d array as a float; an array argument is refused by name."""
-    if np.ndim(arr) != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(arr)}")
-    return float(arr)
+    return float(check_scalar(arr, name))
 
 
 def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
@@ -1396,15 +1387,11 @@ def _rival_curves(eps, delta, p, estimand):
     return {k: _rival_rmse(k, eps, delta, _RIVAL_GRID, p, estimand) for k in _RIVAL_KINDS}
 
 
-class _RivalsPlot:
+class _RivalsPlot(_LivePlot):
     """One figure drawn once; an update only moves line data (no layout pass, no new artists)."""
 
     def __init__(self):
-        from matplotlib.figure import Figure
-
-        self.fig = Figure(figsize=(5.6, 3.4))
-        self.fig.subplots_adjust(left=0.15, right=0.97, bottom=0.14, top=0.91)
-        self.ax = self.fig.add_subplot()
+        super().__init__(figsize=(5.6, 3.4), dpi=72, left=0.15, right=0.97, bottom=0.14, top=0.91)
         self.lines = {}
         for i, kind in enumerate(_RIVAL_KINDS):
             (self.lines[kind],) = self.ax.loglog(_RIVAL_GRID, np.ones_like(_RIVAL_GRID), color=f"C{i}",
@@ -1415,11 +1402,9 @@ class _RivalsPlot:
         # tick labels without mathtext (parsing "$10^{k}$" on every draw is the slow part)
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
-        sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-        fmt = FuncFormatter(lambda v, _: "10" + str(int(round(math.log10(v)))).translate(sup) if v > 0 else "")
         for axis in (self.ax.xaxis, self.ax.yaxis):
             axis.set_major_locator(LogLocator(base=10, numticks=12))
-            axis.set_major_formatter(fmt)
+            axis.set_major_formatter(FuncFormatter(_power_of_ten))
             axis.set_minor_locator(NullLocator())
             axis.set_minor_formatter(NullFormatter())
         self.ax.legend(fontsize="x-small", loc="lower left")
@@ -1434,7 +1419,7 @@ class _RivalsPlot:
         self.vline.set_xdata([n, n])
         self.ax.set_ylabel(f"first-order RMSE, {_RIVAL_ESTIMANDS[estimand]}")
         self.ax.set_title(f"ε = {eps:.3g}, δ = {delta:.2g}, p = {p}", fontsize="medium")
-        return _png_bytes(self.fig, dpi=72)
+        return self.png()
 
 
 def rivals_explorer(eps=0.1, delta=0.01, n=10**5, p=2, estimand="ols"):

@@ -55,8 +55,8 @@ from scipy import special
 from scipy.optimize import brentq
 
 from . import gq
-from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
-                        scalar_or_array)
+from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_scalar,
+                        check_sigma, scalar_or_array)
 
 __all__ = [
     "log_hyp0f1_2x2",
@@ -91,9 +91,7 @@ _LAMBDA_MAX = 1.0e12
 
 def _single(value, name):
     """A validated 0-d array as a float; an array argument is refused by name."""
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
-    return float(value)
+    return float(check_scalar(value, name))
 
 
 def _check_lambda(K, sigma, name):

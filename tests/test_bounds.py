@@ -284,7 +284,7 @@ def test_best_sufficient_sigma_has_no_eps_limit_and_broadcasts():
         (lambda: bounds.best_sufficient_sigma(0, 0.01, 100, 5, "A"), "eps must be finite and > 0"),
         (lambda: bounds.best_sufficient_source(0.1, 1.5, 100, 5), "delta must lie"),
         (lambda: bounds.best_sufficient_sigma(0.1, 0.01, 5, 5), "n must exceed p"),
-        (lambda: bounds.best_sufficient_sigma([0.1, 0.2], 0.01, [100, 200, 300], 5), r"eps, delta, n,? (and )?p must broadcast.*eps \(2,\).*n \(3,\)"),
+        (lambda: bounds.best_sufficient_sigma([0.1, 0.2], 0.01, [100, 200, 300], 5), r"arguments eps, delta, n, p must broadcast together.*eps \(2,\).*n \(3,\)"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, match):
