@@ -25,9 +25,6 @@ import warnings
 from . import bounds
 from .table import format_table1, table1
 
-# Above this many rows the exact p = 1 search and the lower bound take seconds to minutes;
-# the CLI then says so instead of computing them.
-_SEARCH_MAX_N = 10**7
 _W = 56  # width of the label column
 
 
@@ -87,20 +84,16 @@ def _setting_b_lines(eps, delta, n, p):
     from .audit import sigma_lower_bound
     from .exact import masked_p1_sigma
 
-    too_big = f"{'n/a':>12}  (not computed for n > {_SEARCH_MAX_N:.0e}: the search is slow)"
+    # Outside the searches' domain (n <= 1e6, dpmask.exact.N_MAX) their ValueError names the
+    # limit and _line prints it as the line's reason.
     if p != 1:
         exact = f"  {'exact sigma':<{_W}} {'n/a':>12}  (known only for p = 1)"
-    elif n > _SEARCH_MAX_N:
-        exact = f"  {'exact sigma (p = 1)':<{_W}} {too_big}"
     else:
         exact = _line("exact sigma (p = 1)", lambda: masked_p1_sigma(eps, delta, n),
                       "exact by a numerical worst-pair search, not proven")
-    if n > _SEARCH_MAX_N:
-        lower = f"  {'lower bound (projection and Frobenius statistics)':<{_W}} {too_big}"
-    else:
-        lower = _line("lower bound (projection and Frobenius statistics)",
-                      lambda: sigma_lower_bound(eps, delta, n, p),
-                      "no sigma below it is (eps, delta)-DP")
+    lower = _line("lower bound (projection and Frobenius statistics)",
+                  lambda: sigma_lower_bound(eps, delta, n, p),
+                  "no sigma below it is (eps, delta)-DP")
     return [
         "Setting B (noise, then a Haar-random orthogonal mask)",
         _best_line(eps, delta, n, p, "B"),
