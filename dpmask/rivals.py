@@ -565,3 +565,38 @@ def sigma_low_large_n(eps, delta, n, p):
 def _sigma_low_from_tau(tau, n):
     """(tau^2 / 2n)^(1/4) for a computed tau (the explorer's hot path: no second root solve)."""
     return np.sqrt(tau / np.sqrt(2 * n))
+
+
+# --------------------------------------------------------------------------- the field's mechanisms
+# The rival as a table, AdaSSP, the JL projection (dpmask.field), the trust models (dpmask.trust)
+# and the comparison engine (dpmask.compare) live in their own modules to keep this one small; the
+# book and the design name them under dpmask.rivals, so they are re-exported here.  The import sits
+# at the end because those modules use this one's functions.
+from .field import (  # noqa: E402
+    AdasspResult,
+    JLFit,
+    JLRelease,
+    adassp,
+    adassp_from_gram,
+    adassp_noise,
+    cross_sensitivity,
+    gram_table,
+    jl_delta,
+    jl_ols,
+    jl_ols_from_gram,
+    jl_pair_delta,
+    jl_release,
+    jl_w,
+    jl_w_sheffet,
+    psd_projection,
+)
+from .trust import DistributedGram, distributed_delta, distributed_gram, distributed_tau, trust_costs  # noqa: E402
+from .compare import MECHANISMS, compare_from_gram, compare_mechanisms, first_order_rmse, noise_levels  # noqa: E402
+
+__all__ += [
+    "psd_projection", "gram_table", "cross_sensitivity", "adassp_noise", "AdasspResult", "adassp",
+    "adassp_from_gram", "jl_delta", "jl_pair_delta", "jl_w", "jl_w_sheffet", "JLRelease", "jl_release",
+    "JLFit", "jl_ols", "jl_ols_from_gram", "DistributedGram", "distributed_tau", "distributed_delta",
+    "distributed_gram", "trust_costs", "MECHANISMS", "noise_levels", "first_order_rmse",
+    "compare_mechanisms", "compare_from_gram",
+]
