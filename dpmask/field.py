@@ -30,6 +30,7 @@ O. Sheffet, "Differentially private ordinary least squares", ICML 2017.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -249,12 +250,19 @@ def adassp_noise(eps, delta, p):
     """
     eps, delta = _one_eps_delta(eps, delta)
     p = _whole(p, "p", 2, P_MAX)
+    return dict(_adassp_noise(eps, delta, p))
+
+
+@lru_cache(maxsize=1024)
+def _adassp_noise(eps, delta, p):
+    """adassp_noise on validated Python scalars, as a tuple of pairs (cached)."""
     k = p - 1
     s = float(analytic_gaussian_sigma(eps / 3.0, delta / 3.0))
     sens_gram = float(2.0 * np.sqrt(k) - 1.0)
     sens_cross = cross_sensitivity(k)
-    return {"tau_lambda": s * sens_gram, "tau_gram": s * sens_gram, "tau_cross": s * sens_cross,
-            "sens_lambda": sens_gram, "sens_gram": sens_gram, "sens_cross": sens_cross, "sigma_share": s}
+    return tuple({"tau_lambda": s * sens_gram, "tau_gram": s * sens_gram, "tau_cross": s * sens_cross,
+                  "sens_lambda": sens_gram, "sens_gram": sens_gram, "sens_cross": sens_cross,
+                  "sigma_share": s}.items())
 
 
 class AdasspResult(NamedTuple):
@@ -572,6 +580,12 @@ def jl_w(eps, delta, r, p):
     eps, delta = _one_eps_delta(eps, delta)
     r = _whole(r, "r", 1, R_MAX)
     p = _whole(p, "p", 1, P_MAX)
+    return _jl_w(eps, delta, r, p)
+
+
+@lru_cache(maxsize=1024)
+def _jl_w(eps, delta, r, p):
+    """jl_w on validated Python scalars (cached: the engine and the release call it repeatedly)."""
     sens = 2.0 * np.sqrt(p) - 1.0
 
     def f(log_rho):
