@@ -72,8 +72,10 @@ class _LateRivals:
 rivals = _LateRivals()
 
 
-def _sigma_low(eps, delta, n, p):
-    if n <= N_EXACT_LOW:
+def _sigma_low(eps, delta, n, p, low="exact"):
+    if low not in ("exact", "large_n"):
+        raise ValueError(f"low must be 'exact' or 'large_n', got {low!r}")
+    if low == "exact" and n <= N_EXACT_LOW:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # scipy's ncx2 series at large n
             return float(audit.sigma_lower_bound(eps, delta, n, p, statistic="projection"))
@@ -84,8 +86,12 @@ def _jl_rows(n, r):
     return n if r is None else int(r)
 
 
-def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS):
+def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     """The noise parameter of each mechanism at (eps, delta), n rows, p columns.
+
+    ``low="exact"`` takes sigma_low from the exact projection bound where n <= 10^6 (a second or
+    more per call); ``low="large_n"`` from its large-n form everywhere (within 1 % for n >= 1000,
+    slightly below, chapter 9), which is what a page that must run fast should use.
 
     Returns a dict: ``sigma`` for A, B0, Blow (data noise); ``tau`` for gram and
     gram_table (Gram noise, diagonal); the :func:`dpmask.field.adassp_noise`
@@ -98,7 +104,7 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS):
         elif kind == "B0":
             out[kind] = {"sigma": float(bounds.sigma_b(eps, delta, n, p))}
         elif kind == "Blow":
-            out[kind] = {"sigma": _sigma_low(eps, delta, n, p)}
+            out[kind] = {"sigma": _sigma_low(eps, delta, n, p, low)}
         elif kind in ("gram", "gram_table"):
             out[kind] = {"tau": float(rivals.sigma_gram(eps, delta, p))}
         elif kind == "adassp":
@@ -274,7 +280,8 @@ def summarise(sim, beta):
     return out
 
 
-def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=None, first_order=True):
+def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=None, first_order=True,
+                      low="exact"):
     """:func:`compare_mechanisms` for data given by its Gram matrix ``K`` and row count ``n``.
 
     Parameters
@@ -294,6 +301,8 @@ def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=N
         Rows of the JL projection (None: n).
     first_order : bool
         Add each mechanism's first-order RMSE (key ``first_order``).
+    low : {"exact", "large_n"}
+        How sigma_low is computed (:func:`noise_levels`).
 
     Returns
     -------
@@ -312,7 +321,7 @@ def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=N
     rng = as_rng(rng)
     k = p - 1
     beta = np.linalg.solve(K[:k, :k], K[:k, k])
-    levels = noise_levels(eps, delta, n, p, r=r, kinds=kinds)
+    levels = noise_levels(eps, delta, n, p, r=r, kinds=kinds, low=low)
     out = {}
     for kind in kinds:
         sim = simulate_slopes(kind, K, n, eps, delta, reps, rng, r=r, level=levels[kind])
@@ -324,14 +333,14 @@ def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=N
     return out
 
 
-def compare_mechanisms(X, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=None, first_order=True):
+def compare_mechanisms(X, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=None, first_order=True, low="exact"):
     """Run every mechanism on one data set at one (eps, delta): slope RMSE, median error, coverage, PD.
 
     Parameters
     ----------
     X : array_like, shape (n, p)
         Data in [-1, 1]^p, the response in the last column.
-    eps, delta, reps, rng, kinds, r, first_order
+    eps, delta, reps, rng, kinds, r, first_order, low
         See :func:`compare_from_gram`.
 
     Returns
@@ -351,4 +360,5 @@ def compare_mechanisms(X, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=Non
     from .mechanisms import check_data
 
     X = check_data(X)
-    return compare_from_gram(X.T @ X, X.shape[0], eps, delta, reps, rng, kinds=kinds, r=r, first_order=first_order)
+    return compare_from_gram(X.T @ X, X.shape[0], eps, delta, reps, rng, kinds=kinds, r=r, first_order=first_order,
+                             low=low)

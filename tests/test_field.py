@@ -446,3 +446,21 @@ def test_compare_engine_agrees_with_first_order_where_masking_is_positive_defini
     # Setting B at Theorem 3.4's sigma_0 breaks down: its corrected Gram matrix is not PD in many draws
     assert res["B0"]["not_pd"] > 0.2
     assert res["gram"]["rmse"] < min(res[k]["rmse"] for k in ("A", "B0", "Blow", "adassp", "jl", "jl_always"))
+
+
+def test_noise_levels_name_their_sources():
+    from dpmask import audit, bounds, exact
+
+    lv = rivals.noise_levels(0.1, 0.01, 10**4, 5)
+    assert lv["A"]["sigma"] == pytest.approx(exact.analytic_gaussian_sigma(0.1, 0.01), rel=1e-12)
+    assert lv["B0"]["sigma"] == pytest.approx(bounds.sigma_b(0.1, 0.01, 10**4, 5), rel=1e-12)
+    assert lv["Blow"]["sigma"] == pytest.approx(
+        audit.sigma_lower_bound(0.1, 0.01, 10**4, 5, statistic="projection"), rel=1e-9)
+    fast = rivals.noise_levels(0.1, 0.01, 10**4, 5, low="large_n", kinds=("Blow",))
+    assert fast["Blow"]["sigma"] == pytest.approx(rivals.sigma_low_large_n(0.1, 0.01, 10**4, 5), rel=1e-12)
+    assert lv["jl"]["w"] == pytest.approx(rivals.jl_w(0.05, 0.005, 10**4, 5), rel=1e-12)   # half the budget
+    assert lv["jl_always"]["w"] == pytest.approx(rivals.jl_w(0.1, 0.01, 10**4, 5), rel=1e-12)
+    with pytest.raises(ValueError, match="low must be"):
+        rivals.noise_levels(0.1, 0.01, 10**4, 5, low="fast", kinds=("Blow",))
+    with pytest.raises(ValueError, match="kind must be"):
+        rivals.noise_levels(0.1, 0.01, 10**4, 5, kinds=("laplace",))
