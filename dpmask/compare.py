@@ -13,7 +13,9 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
 * ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.rivals.release_gram`);
 * ``"gram_table"``: the same noisy Gram matrix made a table
   (:func:`dpmask.field.gram_table`), analysed by row software as if it were data;
-* ``"adassp"``: :func:`dpmask.field.adassp`;
+* ``"adassp"``: :func:`dpmask.field.adassp` (Wang's split of the budget in three);
+* ``"adassp_joint"``: the same with the three releases calibrated together
+  (``composition="gaussian"``);
 * ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.field.jl_release`),
   ``r = n`` rows, debiased least squares with intervals (:func:`dpmask.field.jl_ols`);
 * ``"jl_always"``: the same, always appending ``w I`` (no test, the whole budget
@@ -54,7 +56,7 @@ __all__ = [
     "compare_from_gram",
 ]
 
-MECHANISMS = ("A", "B0", "Blow", "gram", "gram_table", "adassp", "jl", "jl_always")
+MECHANISMS = ("A", "B0", "Blow", "gram", "gram_table", "adassp", "adassp_joint", "jl", "jl_always")
 #: Largest n at which sigma_low is the exact projection bound (the audit's domain).
 N_EXACT_LOW = 10**6
 _Z975 = float(stats.norm.ppf(0.975))
@@ -107,8 +109,8 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
             out[kind] = {"sigma": _sigma_low(eps, delta, n, p, low)}
         elif kind in ("gram", "gram_table"):
             out[kind] = {"tau": float(rivals.sigma_gram(eps, delta, p))}
-        elif kind == "adassp":
-            out[kind] = field.adassp_noise(eps, delta, p)
+        elif kind in ("adassp", "adassp_joint"):
+            out[kind] = field.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
         elif kind in ("jl", "jl_always"):
             test = kind == "jl"
             _, eps_p, delta_p, _ = field._jl_budget(eps, delta, test)
@@ -177,8 +179,9 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
                 inv_diag = np.diagonal(np.linalg.pinv(Gp[:, :k, :k]), axis1=1, axis2=2)
                 se = np.sqrt(np.clip(rss, 0, None)[:, None] / (n - k) * inv_diag)
             out["covered"] = np.abs(b - beta) <= stats.t.ppf(0.975, n - k) * se
-    elif kind == "adassp":
-        out["coef"] = field.adassp_from_gram(K, eps, delta, rng, size=reps).coef
+    elif kind in ("adassp", "adassp_joint"):
+        comp = "basic" if kind == "adassp" else "gaussian"
+        out["coef"] = field.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp).coef
     elif kind in ("jl", "jl_always"):
         w, rr, test = lv["w"], lv["r"], lv["test"]
         altered = field._jl_gram_law(K, eps, delta, rr, test, rng, reps)[1]
@@ -223,7 +226,7 @@ def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
         return rivals.first_order_errors(K, rivals.mask_noise_cov(K, n, lv["sigma"]))["ols"]
     if kind in ("gram", "gram_table"):
         return rivals.first_order_errors(K, rivals.gram_noise_cov(p, lv["tau"]))["ols"]
-    if kind == "adassp":
+    if kind in ("adassp", "adassp_joint"):
         cov = np.zeros((p, p, p, p))
         tg, tc = lv["tau_gram"], lv["tau_cross"]
         eye = np.eye(k)

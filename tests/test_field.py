@@ -194,6 +194,12 @@ def test_adassp_calibration_agrees_with_dp_accounting_and_composes(eps, delta, p
     # scaled by its sensitivity): its exact eps at delta must not exceed the target (composition)
     eps_joint = dpa.get_epsilon_gaussian(noise["tau_gram"] / noise["sens_gram"] / np.sqrt(3), delta, tol=1e-12)
     assert eps_joint <= eps
+    # calibrated together: the three blocks form one Gaussian mechanism of multiplier s/sqrt(3),
+    # whose exact eps at delta (dp-accounting) must be the target
+    joint = rivals.adassp_noise(eps, delta, p, composition="gaussian")
+    s = joint["tau_gram"] / (2 * np.sqrt(k) - 1)
+    assert joint["tau_cross"] == pytest.approx(s * np.sqrt(k), rel=1e-12)
+    assert dpa.get_epsilon_gaussian(s / np.sqrt(3), delta, tol=1e-12) == pytest.approx(eps, rel=1e-6)
 
 
 def test_adassp_noise_has_the_stated_law():
@@ -438,7 +444,7 @@ def test_compare_engine_agrees_with_first_order_where_masking_is_positive_defini
     M = rivals.example_moments(2)
     n = 10**5
     res = rivals.compare_from_gram(n * M, n, 0.1, 0.01, 400, rng=888)
-    for kind in ("Blow", "gram", "gram_table", "adassp", "jl", "jl_always"):
+    for kind in ("Blow", "gram", "gram_table", "adassp", "adassp_joint", "jl", "jl_always"):
         row = res[kind]
         assert abs(row["rmse"] / row["first_order"] - 1) < 0.15, (kind, row)
     for kind in ("gram", "jl", "jl_always", "Blow"):
