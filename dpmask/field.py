@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from ._validate import as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
+from ._validate import as_float_array, as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
 from .exact import analytic_gaussian_sigma
 from .inference import _check_column, _check_gram
 from .mechanisms import FRAME_MAX_ENTRIES, check_data, stiefel_frame
@@ -479,7 +479,8 @@ def jl_pair_delta(eps, mu1, mu2, r):
     """
     eps = float(check_scalar(check_eps(eps), "eps"))
     r = _whole(r, "r", 1, R_MAX)
-    mu1, mu2 = float(mu1), float(mu2)
+    mu1 = float(check_scalar(as_float_array(mu1, "mu1"), "mu1"))
+    mu2 = float(check_scalar(as_float_array(mu2, "mu2"), "mu2"))
     if not (np.isfinite(mu1) and np.isfinite(mu2) and mu1 >= 0 and -1 < mu2 <= 0):
         raise ValueError(f"need mu1 >= 0 and -1 < mu2 <= 0, got mu1={mu1!r}, mu2={mu2!r}")
     if mu1 == 0 and mu2 == 0:
@@ -851,10 +852,10 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     response = _check_column(response, p, "response")
     k = p - 1
     r = _whole(r, "r", k + 1, R_MAX)
-    w = float(check_scalar(w, "w"))
+    w = float(check_scalar(as_float_array(w, "w"), "w"))
     if not np.isfinite(w) or w < 0:
         raise ValueError(f"w must be finite and >= 0, got {w!r}")
-    level = float(check_scalar(level, "level"))
+    level = float(check_scalar(as_float_array(level, "level"), "level"))
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     altered = np.broadcast_to(np.asarray(altered, dtype=bool), S.shape[:-2])

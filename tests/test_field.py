@@ -470,3 +470,30 @@ def test_noise_levels_name_their_sources():
         rivals.noise_levels(0.1, 0.01, 10**4, 5, low="fast", kinds=("Blow",))
     with pytest.raises(ValueError, match="kind must be"):
         rivals.noise_levels(0.1, 0.01, 10**4, 5, kinds=("laplace",))
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: rivals.jl_pair_delta(0.1, "a", 0.0, 10), "mu1"),
+    (lambda: rivals.jl_pair_delta(0.1, 0.1, 0.5, 10), "mu2"),
+    (lambda: rivals.jl_delta(0.1, "w", 10, 2), "w"),
+    (lambda: rivals.jl_w(0.1, 0.01, 10, 65), "p"),
+    (lambda: rivals.jl_w_sheffet(0.1, 0.6, 10, 2), "delta"),
+    (lambda: rivals.jl_ols_from_gram(np.eye(3), 10, "w", True), "w"),
+    (lambda: rivals.jl_ols_from_gram(np.eye(3), 10, 1.0, True, level=1.5), "level"),
+    (lambda: rivals.jl_ols_from_gram(np.eye(3), 2, 1.0, True), "r"),
+    (lambda: rivals.adassp_noise(0.1, 0.01, 1), "p"),
+    (lambda: rivals.adassp_noise(0.1, 0.01, 2, composition="rdp"), "composition"),
+    (lambda: rivals.adassp_from_gram(np.eye(2), 0.1, 0.01, size=0), "size"),
+    (lambda: rivals.cross_sensitivity(0), "k"),
+    (lambda: rivals.psd_projection("K"), "K"),
+    (lambda: rivals.distributed_tau(0.1, 0.01, 2, dropout=1.0), "dropout"),
+    (lambda: rivals.distributed_tau(0.1, 0.01, 2, pad=-0.1), "pad"),
+    (lambda: rivals.distributed_gram(np.zeros((5, 2)), 0.1, 0.01, method="fast"), "method"),
+    (lambda: rivals.trust_costs(10, 2, neighbours=10), "neighbours"),
+    (lambda: rivals.trust_costs(10, 2, bits=0), "bits"),
+    (lambda: rivals.compare_from_gram(np.eye(2), 10, 0.1, 0.01, 1), "reps"),
+    (lambda: rivals.compare_from_gram(-np.eye(2), 10, 0.1, 0.01, 5), "K"),
+])
+def test_new_functions_refuse_bad_input_naming_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
