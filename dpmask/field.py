@@ -518,9 +518,10 @@ def _delta_worst(eps, rho, r):
 def jl_delta(eps, w, r, p):
     r"""delta(eps) of the JL release ``R A'`` with ``A'^T A' ⪰ w^2 I``, book's neighbours.
 
-    Privacy argument (derived here; it follows Blocki, Blum, Datta and
-    Sheffet 2012, Theorem 1, in structure, with the constant computed rather
-    than bounded).  The r rows of ``R A'`` are i.i.d. ``N(0, G)``,
+    Privacy argument.  The calibration rests on the derivation below, not on a
+    theorem of the papers: it follows the structure of the argument of Blocki,
+    Blum, Datta and Sheffet (2012), whose constant is a bound, and computes the
+    constant instead.  The r rows of ``R A'`` are i.i.d. ``N(0, G)``,
     ``G = A'^T A'``.  A neighbour changes ``G`` by ``E = x x^T - x' x'^T``, so
     in coordinates whitened by ``G`` the neighbour's rows are
     ``N(0, I + F)``, ``F = G^{-1/2} E G^{-1/2}``, of rank <= 2.  Since
@@ -533,9 +534,14 @@ def jl_delta(eps, w, r, p):
     the book's tests find the maximum at its ends (a rank-one change), by
     quadrature over a grid of the arc (:func:`jl_pair_delta`); this function
     returns the ends' value, the larger of the two directions of the pair
-    ``N(0, 1)^r`` against ``N(0, 1 - rho)^r``.  It is attained when ``G`` equals
-    ``w^2 I`` along ``(1, ..., 1)`` and the row moves from
-    ``(1, ..., 1)`` to ``(1 - 1/sqrt(p)) (1, ..., 1)``.
+    ``N(0, 1)^r`` against ``N(0, 1 - rho)^r``, computed exactly from chi-square
+    tails.  It is approached when ``G`` is close to ``w^2 I`` along
+    ``(1, ..., 1)`` and the row moves between ``(1, ..., 1)`` and
+    ``(1 - 1/sqrt(p)) (1, ..., 1)``.  What is proved: the disc and the
+    monotonicity; what is computed: delta at the ends; what is checked
+    numerically rather than proved: that no interior point of the arc is worse
+    (tests/test_field.py, and six further configurations in the report of
+    issue 16, all with the maximum at an end).
 
     Parameters
     ----------
@@ -628,8 +634,9 @@ def jl_w_sheffet(eps, delta, r, p):
         w^2 = \frac{4 \Delta}{\varepsilon}\Bigl(\sqrt{2 r \ln(4/\delta)} + \ln(4/\delta)\Bigr),
         \qquad \Delta = 2\sqrt p - 1,
 
-    the form recalled (without the paper at hand) from Sheffet (2017,
-    Algorithm 1 and Theorem 3.1), with the squared row-norm bound ``B^2``
+    the form recalled (without the paper at hand, so possibly not the paper's
+    exact constant) from Sheffet's (2017) private JL algorithm, with the squared
+    row-norm bound ``B^2``
     replaced by the Frobenius sensitivity of the book's neighbours.  The book
     does not rely on it: :func:`jl_w` is computed, and the tests measure how
     much larger this one is (its delta, :func:`jl_delta`, is far below the
