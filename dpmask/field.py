@@ -540,8 +540,7 @@ def jl_delta(eps, w, r, p):
     ``(1 - 1/sqrt(p)) (1, ..., 1)``.  What is proved: the disc and the
     monotonicity; what is computed: delta at the ends; what is checked
     numerically rather than proved: that no interior point of the arc is worse
-    (tests/test_field.py, and six further configurations in the report of
-    issue 16, all with the maximum at an end).
+    (tests/test_field.py checks it by quadrature for r from 100 to 10^4).
 
     Parameters
     ----------

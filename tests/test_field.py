@@ -264,7 +264,7 @@ def test_jl_w_is_the_smallest_floor_meeting_the_target(eps, delta, r, p):
     assert rivals.jl_delta(eps, 0.9 * w, r, p) > 1.5 * delta                  # a 10 % smaller floor fails
 
 
-@pytest.mark.parametrize("eps,delta,r,p", [(0.1, 0.01, 500, 2), (1.0, 1e-4, 100, 3)])
+@pytest.mark.parametrize("eps,delta,r,p", [(0.1, 0.01, 500, 2), (1.0, 1e-4, 100, 3), (0.01, 0.001, 10**4, 5)])
 def test_jl_worst_case_on_the_arc_is_at_its_ends(eps, delta, r, p):
     # delta over the quarter circle ||(mu1, mu2)|| = rho (both directions), by quadrature on a grid
     w = rivals.jl_w(eps, delta, r, p)
