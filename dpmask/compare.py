@@ -16,8 +16,8 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
 * ``"adassp"``: :func:`dpmask.field.adassp` (Wang's split of the budget in three);
 * ``"adassp_joint"``: the same with the three releases calibrated together
   (``composition="gaussian"``);
-* ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.field.jl_release`),
-  ``r = n`` rows, debiased least squares with intervals (:func:`dpmask.field.jl_ols`);
+* ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.jl.jl_release`),
+  ``r = n`` rows, debiased least squares with intervals (:func:`dpmask.jl.jl_ols`);
 * ``"jl_always"``: the same, always appending ``w I`` (no test, the whole budget
   on the projection).
 
@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from . import audit, bounds, field
+from . import audit, bounds, field, jl
 from ._validate import as_rng, check_int, check_scalar
 from .exact import analytic_gaussian_sigma
 from .inference import _check_gram, ols_from_gram, simulate_gram
@@ -113,9 +113,9 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
             out[kind] = field.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
         elif kind in ("jl", "jl_always"):
             test = kind == "jl"
-            _, eps_p, delta_p, _ = field._jl_budget(eps, delta, test)
+            _, eps_p, delta_p, _ = jl._jl_budget(eps, delta, test)
             rr = _jl_rows(n, r)
-            out[kind] = {"w": field.jl_w(eps_p, delta_p, rr, p), "r": rr, "test": test}
+            out[kind] = {"w": jl.jl_w(eps_p, delta_p, rr, p), "r": rr, "test": test}
         else:
             raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
     return out
@@ -184,7 +184,7 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
         out["coef"] = field.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp).coef
     elif kind in ("jl", "jl_always"):
         w, rr, test = lv["w"], lv["r"], lv["test"]
-        altered = field._jl_gram_law(K, eps, delta, rr, test, rng, reps)[1]
+        altered = jl._jl_gram_law(K, eps, delta, rr, test, rng, reps)[1]
         S = np.empty((reps, p, p))
         for flag in (True, False):
             idx = np.flatnonzero(altered == flag)
@@ -192,7 +192,7 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
                 G = K + (w**2 * np.eye(p) if flag else 0.0)
                 draws = stats.wishart(df=rr, scale=G).rvs(size=idx.size, random_state=rng)
                 S[idx] = np.asarray(draws).reshape(idx.size, p, p)
-        fit = field.jl_ols_from_gram(S, rr, w, altered, debias=True)
+        fit = jl.jl_ols_from_gram(S, rr, w, altered, debias=True)
         out["coef"] = fit.coef
         out["covered"] = (fit.lower <= beta) & (beta <= fit.upper)
         H = S[:, :k, :k] / rr - np.where(altered, w**2, 0.0)[:, None, None] * np.eye(k)
