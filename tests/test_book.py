@@ -277,31 +277,17 @@ def test_tables_printed_by_cells_render_as_tables(built_book):
 # one), and it cannot resolve a reference to another notebook.  So the sources carry the book's
 # numbers: `:enumerator:` on every numbered directive, `number=` on every show_figure, and an
 # explicit text on every reference JupyterLab cannot resolve.  Sphinx ignores them for numbering;
-# this test holds them to the numbers the built book prints.
+# this test holds them to the numbers the built book prints (`python _ext/sync_numbers.py` writes
+# them after a change of numbering).
 
 
 def _book_numbers_from_html():
-    from bs4 import BeautifulSoup
-
-    num, eqno, titles, sections = {}, {}, {}, {}
-    for page in sorted((HTML / "chapters").glob("*.html")):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        h1 = soup.select_one("main h1")
-        if h1:
-            t = h1.get_text(" ", strip=True).rstrip("#").strip()
-            titles[page.stem] = re.sub(r"^\d+(\.\d+)*\.?\s+", "", t)
-        for d in soup.select("div.proof, div.exercise, figure"):
-            cap = d.select_one(".caption-number")
-            if d.get("id") and cap:
-                num[d["id"]] = cap.get_text(" ", strip=True)
-        for e in soup.select("div.math"):
-            if (e.get("id") or "").startswith("equation-") and e.select_one(".eqno"):
-                eqno[e["id"][len("equation-"):]] = e.select_one(".eqno").get_text(strip=True).rstrip("#")
-        for sec in soup.select("section[id]"):
-            h = sec.find(re.compile("^h[1-6]$"))
-            if h:
-                sections[sec["id"]] = h.get_text(" ", strip=True).rstrip("#").strip()
-    return num, eqno, titles, sections
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        from sync_numbers import book_numbers
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    return book_numbers(HTML)
 
 
 def _source_numbering_problems(sources, num, eqno, titles, sections):
