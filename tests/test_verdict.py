@@ -1,0 +1,113 @@
+"""The verdict as the front page and the README state it: every number there, recomputed from dpmask.
+
+index.md and README.md are not executed, so nothing else stops their numbers from drifting away from
+the package (the chapters glue theirs).  The paragraph between ``<!-- verdict`` and ``<!-- /verdict -->``
+in each file is checked here: each number it states is recomputed, formatted as the text writes it,
+and must appear there.  The first-order ratios are recomputed from Proposition 9.6's closed forms with
+the rival's noise taken from dp-accounting's Gaussian calibration, not from dpmask's, so a drift in
+either the text or the package's calibration fails.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpmask import bounds, rivals, table
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = ("index.md", "README.md")
+
+
+def _verdict(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    m = re.search(r"<!-- verdict\b.*?-->(?P<body>.*?)<!-- /verdict -->", text, re.S)
+    assert m, f"{name}: no <!-- verdict --> ... <!-- /verdict --> block"
+    return " ".join(m.group("body").split())   # one line: the text wraps anywhere
+
+
+def _levels():
+    """Table 1's six (eps, delta), from the package's copy of the paper's table."""
+    return sorted({(float(r[0]), float(r[1])) for r in table.PAPER_TABLE1}, reverse=True)
+
+
+def _tau(eps, delta, p):
+    dpa = pytest.importorskip("dp_accounting.gaussian_mechanism")
+    return dpa.get_sigma_gaussian(eps, delta, tol=1e-12) * (2 * math.sqrt(p) - 1)   # Lemma 9.2, Proposition 9.4
+
+
+def _first_order_ratios():
+    """Masking's first-order slope RMSE over the rival's, at Table 1's levels, p in {2, 5}, n in {1e4, 1e6}."""
+    out = {"B0": [], "Blow": []}
+    for p in (2, 5):
+        c2, c4 = rivals.error_coefficients(rivals.example_moments(p))["ols"]
+        for eps, delta in _levels():
+            tau = _tau(eps, delta, p)
+            for n in (10**4, 10**6):
+                rival = tau * math.sqrt(c4 / 2) / n
+                for kind, s in (("B0", float(bounds.sigma_b(eps, delta, n, p))), ("Blow", (tau**2 / (2 * n)) ** 0.25)):
+                    out[kind].append(math.sqrt((c2 * s**2 + c4 * s**4) / n) / rival)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ratios():
+    return _first_order_ratios()
+
+
+def test_table_1_has_six_levels():
+    assert len(_levels()) == 6
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_first_order_ratios_are_the_packages(name, ratios):
+    text = _verdict(name)
+    b0 = f"{min(ratios['B0']):,.0f} to {max(ratios['B0']):,.0f} times"
+    low = f"{min(ratios['Blow']):.2f} to {max(ratios['Blow']):.1f} times"
+    assert b0 in text, (b0, text[:300])
+    assert low in text, (low, text[:300])
+    assert "with $10^4$ or $10^6$ rows" in text and "two or five columns" in text
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_protocol_costs_are_the_packages(name):
+    text = _verdict(name)
+    n, p = 10**5, 5
+    rows = {r["model"]: r for r in rivals.trust_costs(n, p)}
+    masked = rows["Setting B (triple matrix-masking)"]
+    secagg = rows["rival, secure aggregation (distributed noise)"]
+    assert f"sends {masked['party_sends']} bytes (five columns) in two rounds" in text
+    assert masked["party_rounds"] == 2 and secagg["party_rounds"] == 4 and "four rounds" in text
+    assert f"{round(secagg['party_sends'] / 1e6)} MB per person at $10^5$ rows" in text
+    bell = {r["model"]: r for r in rivals.trust_costs(n, p, neighbours=math.ceil(3 * math.log2(n)))}
+    assert 1000 < bell["rival, secure aggregation (distributed noise)"]["party_sends"] < 10000
+    assert "a few kilobytes in a newer one" in text
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_rows_masking_needs_are_hundreds_of_millions(name):
+    text = _verdict(name)
+    rows_b0 = [float(np.asarray(_rows_b0(eps, delta, p))) for p in (2, 5) for eps, delta in _levels()]
+    assert 1e8 <= min(rows_b0) < 1e9
+    assert "usable only at hundreds of millions of rows" in text
+
+
+def _rows_b0(eps, delta, p, target=0.01):
+    """Rows at which Setting B's first-order slope RMSE at sigma_0 falls to target (fixed point: sigma_0 is nearly flat)."""
+    c2, c4 = rivals.error_coefficients(rivals.example_moments(p))["ols"]
+    n = 1e6
+    for _ in range(4):
+        s = float(bounds.sigma_b(eps, delta, int(min(n, 1e12)), p))
+        n = (c2 * s**2 + c4 * s**4) / target**2
+    return n
+
+
+def test_the_check_catches_a_changed_number(ratios):
+    """The block parser and the comparison fail on a number the text does not hold."""
+    text = _verdict("README.md")
+    wrong = f"{min(ratios['B0']) + 1:,.0f} to {max(ratios['B0']):,.0f} times"
+    assert wrong not in text
