@@ -6,7 +6,10 @@ orthogonal mask; C: mask, then noise), the smallest sigma PROVEN sufficient for
 (:func:`dpmask.bounds.best_sufficient_sigma`), the exact sigma where it is known,
 the lower bound, then the paper's own bounds, labelled as the paper's, and finally the
 rival's noise on the Gram matrix (the Gaussian mechanism on X^T X, chapter 9), labelled as
-noise on X^T X and not comparable entry by entry.
+noise on X^T X and not comparable entry by entry.  For the analyses a masked release supports the
+rival is the more accurate at the same (eps, delta); what chapter 9 finds left in masking's favour
+is a lighter protocol when nobody is trusted with the data, at the price of trusting two servers
+not to collude.
 
 Any error -- bad arguments, or a failure inside the package (ValueError, TypeError,
 OverflowError, RuntimeError, FloatingPointError, MemoryError, ...) -- exits with
@@ -118,7 +121,8 @@ def _rival_lines(eps, delta, n, p):
     Its noise tau is added to the p x p Gram matrix X^T X, not to the entries of X, so it is
     not comparable entry by entry with the sigmas above; chapter 9 compares the two by the
     accuracy of the analyses a masked release supports (least squares, correlations,
-    principal components).
+    principal components), where the rival is the more accurate, and by what each asks its
+    parties to trust and send, where masking keeps a lighter protocol without a curator.
     """
     from .rivals import gram_sensitivity, sigma_gram
 
@@ -126,7 +130,9 @@ def _rival_lines(eps, delta, n, p):
         "Rival: the Gaussian mechanism on X^T X (chapter 9) -- noise on the Gram matrix, not on X",
         _line("tau, standard deviation of the Gram noise (diagonal)", lambda: sigma_gram(eps, delta, p),
               f"= analytic Gaussian sigma x sensitivity {gram_sensitivity(p):.4g}; off-diagonal tau/sqrt(2)"),
-        "  (tau is not comparable with the sigmas above entry by entry; chapter 9 compares accuracy)",
+        "  (tau is not comparable with the sigmas above entry by entry; chapter 9 compares accuracy:",
+        "   the rival is the more accurate; masking keeps only a lighter protocol without a trusted",
+        "   curator, at the price of trusting two servers not to collude)",
     ]
 
 
