@@ -1,0 +1,231 @@
+"""Test-suite plumbing: markers that sort the checks by what they need, an order that lets the book
+build reuse the notebooks nbval has just executed, and the hand-over itself.
+
+Markers (applied here by path and fixture, so that a new test inherits them):
+
+- ``notebook``: a cell of a chapter, run by nbval;
+- ``book``: needs the built book (``built_book``, ``full_html``, ``students_html``, ``book_pdf``);
+- ``browser``: drives Chromium (``browser``, ``book_pdf``);
+- ``cluster``: starts a Dask ``LocalCluster`` (tests/test_cluster.py);
+- ``slow``: too long for ``make test`` (set by hand, with what the check detects); run by
+  ``make test-slow``;
+- ``live``: drives JupyterLab (tests/test_live.py).
+
+``make test-quick`` deselects all of them: it is the package's unit, property and doctests.
+
+Order: the other tests first, then every chapter's cells (nbval), then the tests that need the
+book.  When nbval has run every cell of a notebook without an error, :class:`_NotebookRecorder`
+stores the executed notebook in the book's jupyter-cache, exactly as myst-nb's ``cache`` mode
+would after executing it with nbclient: the kernel's messages go through nbclient's own
+``process_message`` (outputs, display updates, ``clear_output``, widget state with its binary
+buffers, the Output-widget mimic), execution counts are numbered as nbclient numbers them, the
+kernel's ``language_info`` is stored, and the widget state lands in
+``metadata.widgets["application/vnd.jupyter.widget-state+json"]``.  The book build that follows
+then finds every notebook in the cache and executes none: no notebook executes twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# The book tests build into <OUT>/_build (tests/test_book.py); myst-nb keeps its jupyter-cache in
+# <OUT>/_build/.jupyter_cache (the html folder's parent).
+OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
+JUPYTER_CACHE = OUT / "_build" / ".jupyter_cache"
+
+MARKERS = {
+    "notebook": "a chapter's cell, executed by nbval",
+    "book": "needs the built book (jupyter-book build)",
+    "browser": "drives Chromium",
+    "cluster": "starts a Dask LocalCluster",
+    "slow": "too long for `make test`: `make test-slow` (and .ci/run) runs it",
+    "live": "drives JupyterLab in Chromium",
+}
+BOOK_FIXTURES = {"built_book", "full_html", "students_html", "book_pdf", "server"}
+BROWSER_FIXTURES = {"browser", "book_pdf"}
+CLUSTER_FILES = {"test_cluster.py"}
+LIVE_FILES = {"test_live.py"}
+
+
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    if not config.pluginmanager.has_plugin("dpmask-nbval-hand-over"):
+        config.pluginmanager.register(_HandOver(), "dpmask-nbval-hand-over")
+
+
+def _is_notebook_item(item):
+    return item.path is not None and item.path.suffix == ".ipynb"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Mark every item by what it needs, then run: the rest, the notebooks, the book."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        name = item.path.name if item.path is not None else ""
+        if _is_notebook_item(item):
+            item.add_marker(pytest.mark.notebook)
+        if fixtures & BOOK_FIXTURES:
+            item.add_marker(pytest.mark.book)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if name in CLUSTER_FILES:
+            item.add_marker(pytest.mark.cluster)
+        if name in LIVE_FILES:
+            item.add_marker(pytest.mark.live)
+    # A stable partition keeps each notebook's cells together and in order (they share a kernel).
+    rank = {id(item): (2 if item.get_closest_marker("book") else 1 if _is_notebook_item(item) else 0)
+            for item in items}
+    items.sort(key=lambda item: rank[id(item)])
+
+
+# --- nbval's executions, handed to the book's jupyter-cache ---------------------------------------
+
+
+class _NotebookRecorder:
+    """Rebuild, from the kernel messages nbval reads, the notebook nbclient would have executed.
+
+    nbval sends each cell to its kernel and reads the iopub messages up to the cell's ``idle``
+    status; the recorder sees the same messages (it wraps nbval's reader) and feeds the ones of the
+    current cell to an ``nbclient.NotebookClient`` that runs no kernel of its own, so outputs and
+    widget state are made by the code that makes them in a normal build.
+    """
+
+    def __init__(self, nbfile):
+        import nbclient
+
+        self.nbfile = nbfile
+        self.path = Path(str(nbfile.fspath)).resolve()
+        self.nb = copy.deepcopy(nbfile.nb)
+        self.code_index = [i for i, cell in enumerate(self.nb.cells) if cell.cell_type == "code"]
+        self.client = nbclient.NotebookClient(self.nb, record_timing=False, allow_errors=False)
+        self.client.reset_execution_trackers()
+        # The Output-widget mimic syncs its state back to the kernel, as it does under nbclient.
+        self.client.kc = nbfile.kernel.kc
+        self.done = set()
+        self.ok = True
+        self.seconds = 0.0
+        self.current = None  # (cell, cell_index, msg_id)
+        self.faithful = not any(
+            {"skip-execution", "raises-exception"} & set(self.nb.cells[i].metadata.get("tags", []))
+            for i in self.code_index
+        )
+        kernel = nbfile.kernel
+        execute, get_message = kernel.execute_cell_input, nbfile.get_kernel_message
+
+        def execute_cell_input(cell_input, allow_stdin=None):
+            msg_id = execute(cell_input, allow_stdin=allow_stdin)
+            if self.current is not None:
+                self.current = self.current[:2] + (msg_id,)
+            return msg_id
+
+        def get_kernel_message(timeout=None, stream="iopub"):
+            msg = get_message(timeout=timeout, stream=stream)
+            if stream == "iopub" and self.current is not None:
+                self._process(msg)
+            return msg
+
+        kernel.execute_cell_input = execute_cell_input
+        nbfile.get_kernel_message = get_kernel_message
+
+    def _process(self, msg):
+        from nbclient.exceptions import CellExecutionComplete
+
+        cell, index, msg_id = self.current
+        if msg_id is None or msg["parent_header"].get("msg_id") != msg_id:
+            return  # nbclient ignores another request's messages too
+        try:
+            self.client.process_message(msg, cell, index)
+        except CellExecutionComplete:
+            pass
+
+    def start(self, item):
+        index = self.code_index[item.cell_num]
+        cell = self.nb.cells[index]
+        if cell.source.strip():  # nbclient sends no empty cell to the kernel and leaves it as it is
+            cell.outputs = []
+            self.client.clear_before_next_output = False
+        self.current = (cell, index, None)
+        self.started = time.perf_counter()
+
+    def finish(self, item, passed):
+        cell, index, _ = self.current
+        self.current = None
+        self.seconds += time.perf_counter() - self.started
+        if not passed:
+            self.ok = False
+            return
+        if not cell.source.strip():
+            self.nb.cells[index] = copy.deepcopy(self.nbfile.nb.cells[index])
+        else:
+            # nbval runs cells with store_history=False; nbclient stores history, so its kernel
+            # numbers cells 1, 2, ... and so does the execute_result of each.
+            self.client.code_cells_executed += 1
+            cell.execution_count = self.client.code_cells_executed
+            for out in cell.outputs:
+                if out.get("output_type") == "execute_result":
+                    out["execution_count"] = cell.execution_count
+        self.done.add(item.cell_num)
+        if len(self.done) == len(self.code_index) and self.ok and self.faithful:
+            self._store()
+            return True
+        return False
+
+    def _language_info(self):
+        kc = self.nbfile.kernel.kc
+        msg_id = kc.kernel_info()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            reply = kc.get_shell_msg(timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]["language_info"]
+        raise TimeoutError("the kernel did not answer kernel_info")
+
+    def _store(self):
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+
+        self.nb.metadata["language_info"] = self._language_info()
+        self.client.set_widgets_metadata()
+        get_cache(str(JUPYTER_CACHE)).cache_notebook_bundle(
+            CacheBundleIn(self.nb, str(self.path), data={"execution_seconds": self.seconds}),
+            check_validity=False,
+            overwrite=True,
+        )
+
+
+def _recorder(item):
+    nbfile = item.parent
+    rec = getattr(nbfile, "_dpmask_recorder", None)
+    if rec is None and getattr(nbfile, "kernel", None) is not None:
+        rec = nbfile._dpmask_recorder = _NotebookRecorder(nbfile)
+    return rec
+
+
+class _HandOver:
+    """The plugin that records nbval's notebooks (registered globally: the chapters lie outside tests/,
+    where a conftest's own per-item hooks would not reach)."""
+
+    def __init__(self):
+        self.stored = set()  # the notebooks (resolved paths) handed to the jupyter-cache this session
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        rec = _recorder(item) if _is_notebook_item(item) and hasattr(item, "cell_num") else None
+        if rec is None:
+            return (yield)
+        rec.start(item)
+        try:
+            result = yield
+        except BaseException:
+            rec.finish(item, passed=False)
+            raise
+        if rec.finish(item, passed=True):
+            self.stored.add(rec.path)
+        return result
