@@ -44,7 +44,7 @@ badge: $(STAMP)
 # One BLAS thread per process: the tests multiply thousands of tiny matrices, where extra
 # threads only add wake-up latency (badly so on a busy 2-core machine).
 # The markers are set by tests/conftest.py from each test's path and fixtures (new tests inherit
-# them): notebook, book, browser, cluster, slow, live.
+# them): notebook, book, browser, cluster, slow, live, publish, heavy.
 PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 # Everything but the slow checks: unit, property, doctests, the cluster, every chapter (nbval),
@@ -52,9 +52,11 @@ PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 test: $(STAMP)
 	$(PYTEST) -m "not slow and not live"
 
-# The package alone: unit, property and doctests; no notebook, book, browser or cluster.
+# The package alone: its unit, property and doctests that take well under a second each (the
+# few that take seconds are marked heavy in tests/conftest.py); no notebook, book, browser,
+# cluster or publishing check.
 test-quick: $(STAMP)
-	$(PYTEST) -m "not (notebook or book or browser or cluster or slow or live)"
+	$(PYTEST) -m "not (notebook or book or browser or cluster or slow or live or publish or heavy)"
 
 # The checks too long for `make test` (each says in its docstring or mark what it detects).
 test-slow: $(STAMP)

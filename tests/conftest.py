@@ -9,9 +9,15 @@ Markers (applied here by path and fixture, so that a new test inherits them):
 - ``cluster``: starts a Dask ``LocalCluster`` (tests/test_cluster.py);
 - ``slow``: too long for ``make test`` (set by hand, with what the check detects); run by
   ``make test-slow``;
-- ``live``: drives JupyterLab (tests/test_live.py).
+- ``live``: drives JupyterLab (tests/test_live.py);
+- ``publish``: the book's publishing, not the package (tests/test_publish.py: the repository URL,
+  the workflow, Binder, the editions);
+- ``heavy``: a package test that takes seconds (``HEAVY`` below, each with its time): ``make test``
+  runs it, ``make test-quick`` does not.
 
-``make test-quick`` deselects all of them: it is the package's unit, property and doctests.
+``make test-quick`` deselects all of them: it is the package's unit, property and doctests that
+take well under a second each.  ``make test`` deselects ``slow`` and ``live``, ``make test-slow``
+runs only those.
 
 Order: the other tests first, then every chapter's cells (nbval), then the tests that need the
 book.  When nbval has run every cell of a notebook without an error, :class:`_NotebookRecorder`
@@ -46,11 +52,46 @@ MARKERS = {
     "cluster": "starts a Dask LocalCluster",
     "slow": "too long for `make test`: `make test-slow` (and .ci/run) runs it",
     "live": "drives JupyterLab in Chromium",
+    "publish": "the book's publishing (tests/test_publish.py)",
+    "heavy": "a package test that takes seconds: in `make test`, not in `make test-quick`",
 }
 BOOK_FIXTURES = {"built_book", "full_html", "students_html", "book_pdf", "server"}
 BROWSER_FIXTURES = {"browser", "book_pdf"}
 CLUSTER_FILES = {"test_cluster.py"}
 LIVE_FILES = {"test_live.py"}
+PUBLISH_FILES = {"test_publish.py"}
+# Printing the whole book to PDF through Chromium and reading its ~300 pages back took 264 s of the
+# suite's 1,750 s on the loaded machine (about 120 s idle): more than `make test` can hold.
+SLOW_FIXTURES = {"book_pdf"}
+# Package tests that take seconds each (wall time on the loaded 2-core machine, 26 Nov 2026, about
+# 2.5 times the idle time).  Node-id prefixes; `make test` runs them, `make test-quick` does not.
+HEAVY = {
+    # the property walk: 82 public functions, 250 drawn calls each (60 for the slow ones), 96 s in all;
+    # while editing one function, `pytest tests/test_fuzz.py -k <name>` walks it alone
+    "tests/test_fuzz.py::test_extremes_give_finite_values_or_named_errors": 96.0,
+    "tests/test_project.py::test_cli_": 47.0,  # eleven runs of `python -m dpmask` in a subprocess
+    "tests/test_wishart.py::test_sigma_search_on_two_pairs": 14.3,
+    "tests/test_wishart.py::test_0f1_matches_mpmath_quadrature_at_large_arguments": 8.8,
+    "tests/test_wishart.py::test_likelihood_ratio_integrates_to_one_on_simulated_releases": 7.6,
+    "tests/test_wishart.py::test_pair_delta_matches_brute_monte_carlo_of_the_release": 5.6,
+    "tests/test_wishart.py::test_rank_one_pair_reduces_to_noncentral_chi_square": 5.5,
+    "tests/test_wishart.py::test_pair_delta_at_least_the_projection_statistics": 4.4,
+    "tests/test_wishart.py::test_orthogonal_shared_rows_between_the_two_chi_square_curves": 2.1,
+    "tests/test_symbolic.py::test_every_check_holds[lemma_5_4]": 7.2,
+    "tests/test_symbolic.py::test_every_check_holds[lemma_5_5]": 2.5,
+    "tests/test_scale.py::test_bench_scale_quick_runs": 8.9,
+    "tests/test_rivals.py::test_bench_rivals_quick_runs": 1.7,
+    "tests/test_audit.py::test_tightness_explorer_numbers_bracket_the_truth": 6.8,
+    "tests/test_audit.py::test_p1_lower_bound_is_the_exact_value_by_quadrature": 5.3,
+    "tests/test_audit.py::test_lower_bound_is_a_real_violation_just_below_it": 2.1,
+    "tests/test_inference.py::test_standard_errors_cover_95_percent": 5.4,
+    "tests/test_exact.py::test_masked_p1_pair_inverts": 3.5,
+    "tests/test_gq.py::test_log_G_matches_mpmath": 3.5,
+    "tests/test_widgets.py::test_noise_explorer_initial_state_matches_table1_first_row": 3.4,
+    "tests/test_widgets.py::test_noise_explorer_every_slider_updates_the_panel": 2.5,
+    "tests/test_scale.py::test_release_b_dask_moments_match_theory": 2.2,
+    "tests/test_bounds.py::test_sigma_falls_as_eps_or_delta_grow": 2.0,
+}
 
 
 def pytest_configure(config):
@@ -79,6 +120,12 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(pytest.mark.cluster)
         if name in LIVE_FILES:
             item.add_marker(pytest.mark.live)
+        if name in PUBLISH_FILES:
+            item.add_marker(pytest.mark.publish)
+        if fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if any(item.nodeid.startswith(prefix) for prefix in HEAVY):
+            item.add_marker(pytest.mark.heavy)
     # A stable partition keeps each notebook's cells together and in order (they share a kernel).
     rank = {id(item): (2 if item.get_closest_marker("book") else 1 if _is_notebook_item(item) else 0)
             for item in items}
