@@ -50,7 +50,7 @@ PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 # Everything but the slow checks: unit, property, doctests, the cluster, every chapter (nbval),
 # then the book built from nbval's executions (no notebook runs twice) and the browser.
 test: $(STAMP)
-	$(PYTEST) -m "not slow and not live"
+	$(PYTEST) -m "not slow and not live" --durations=10
 
 # The package alone: its unit, property and doctests that take well under a second each (the
 # few that take seconds are marked heavy in tests/conftest.py); no notebook, book, browser,

@@ -815,13 +815,16 @@ def _pair_sigma_roots(eps, delta, n, K, Kp, draws, z, sigma_low):
     bracketed there is NaN.
     """
     K0, K0p = projection_pair()
+    memo = {}  # the three searches share their brackets' ends: estimate each sigma once
 
     def estimate(sig):
-        # control variate: exact projection-pair delta plus the paired difference
-        ref_sig = _delta_from(eps, sig, n, K0, K0p, draws, z)
-        parts = _delta_from(eps, sig, n, K, Kp, draws, z, tilt=ref_sig["tilt"])["_parts"]
-        diff, se = _paired_difference(parts, ref_sig["_parts"])
-        return _projection_pair_delta(eps, n, sig) + diff, se
+        if sig not in memo:
+            # control variate: exact projection-pair delta plus the paired difference
+            ref_sig = _delta_from(eps, sig, n, K0, K0p, draws, z)
+            parts = _delta_from(eps, sig, n, K, Kp, draws, z, tilt=ref_sig["tilt"])["_parts"]
+            diff, se = _paired_difference(parts, ref_sig["_parts"])
+            memo[sig] = (_projection_pair_delta(eps, n, sig) + diff, se)
+        return memo[sig]
 
     roots = []
     for shift in (0.0, -z, z):
