@@ -68,10 +68,12 @@ def built_book(request):
         pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
     hand_over = request.config.pluginmanager.get_plugin("dpmask-nbval-hand-over")
     handed = hand_over.stored if hand_over is not None else set()
-    again = sorted(Path(p).resolve() for p in re.findall(r"(\S+\.ipynb): Executing notebook", log))
+    executed = re.findall(r"(\S+\.ipynb): (?:Executing notebook|Starting inline execution client)", log)
+    again = sorted(Path(p).resolve() for p in executed)
     again = [str(p.relative_to(ROOT)) for p in again if p in handed]
     if again:
-        pytest.fail(f"the build executed again notebooks that nbval had just run: {again}")
+        pytest.fail(f"the build executed again notebooks that nbval had just run: {again} (their "
+                    "jupyter-cache entry did not match, or their execution mode is not `cache`)")
     return log
 
 
