@@ -7,8 +7,8 @@ Markers (applied here by path and fixture, so that a new test inherits them):
 - ``book``: needs the built book (``built_book``, ``full_html``, ``students_html``, ``book_pdf``);
 - ``browser``: drives Chromium (``browser``, ``book_pdf``);
 - ``cluster``: starts a Dask ``LocalCluster`` (tests/test_cluster.py);
-- ``slow``: too long for ``make test`` (set by hand, with what the check detects); run by
-  ``make test-slow``;
+- ``slow``: too long for ``make test``; run by ``make test-slow`` (and CI).  Set by fixture
+  (``SLOW_FIXTURES``) or by hand, always with what the check detects;
 - ``live``: drives JupyterLab (tests/test_live.py);
 - ``publish``: the book's publishing, not the package (tests/test_publish.py: the repository URL,
   the workflow, Binder, the editions);
@@ -61,7 +61,11 @@ CLUSTER_FILES = {"test_cluster.py"}
 LIVE_FILES = {"test_live.py"}
 PUBLISH_FILES = {"test_publish.py"}
 # Printing the whole book to PDF through Chromium and reading its ~300 pages back took 264 s of the
-# suite's 1,750 s on the loaded machine (about 120 s idle): more than `make test` can hold.
+# suite's 1,750 s on the loaded machine (15 %, about 120 s of the 787 s idle): more than `make
+# test` can hold.  What the PDF check detects: a chapter or a bookmark missing or out of order,
+# statements printed outside their chapter, Table 1's numbers, the exercises or solutions
+# missing, explorers printed without their saved state, raw TeX left in the text layer, fewer
+# than ten figures.
 SLOW_FIXTURES = {"book_pdf"}
 # Package tests that take seconds each (wall time on the loaded 2-core machine, 26 Nov 2026, about
 # 2.5 times the idle time).  Node-id prefixes; `make test` runs them, `make test-quick` does not.
