@@ -65,8 +65,12 @@ PUBLISH_FILES = {"test_publish.py"}
 # test` can hold.  What the PDF check detects: a chapter or a bookmark missing or out of order,
 # statements printed outside their chapter, Table 1's numbers, the exercises or solutions
 # missing, explorers printed without their saved state, raw TeX left in the text layer, fewer
-# than ten figures.
-SLOW_FIXTURES = {"book_pdf"}
+# than ten figures.  The student edition is a second Sphinx build of the whole book (43 s of the
+# 528 s `make test` at load 4-7, about 35 s idle); with the PDF it is the editions' check, which
+# `make test-slow` runs.  What it detects: a solution left in any page of the student edition
+# (as a solution box or "Solution to" text), an exercise dropped, or any other difference from
+# the full edition's page once its solutions are cut out.
+SLOW_FIXTURES = {"book_pdf", "students_html"}
 # Package tests that take seconds each (wall time on the loaded 2-core machine, 26 Nov 2026, about
 # 2.5 times the idle time).  Node-id prefixes; `make test` runs them, `make test-quick` does not.
 HEAVY = {
