@@ -165,6 +165,7 @@ class _NotebookRecorder:
         self.client.kc = nbfile.kernel.kc
         self.done = set()
         self.ok = True
+        self.problem = None  # why the recording failed, if it did
         self.seconds = 0.0
         self.current = None  # (cell, cell_index, msg_id)
         self.faithful = not any(
@@ -193,12 +194,15 @@ class _NotebookRecorder:
         from nbclient.exceptions import CellExecutionComplete
 
         cell, index, msg_id = self.current
-        if msg_id is None or msg["parent_header"].get("msg_id") != msg_id:
+        if msg_id is None or msg["parent_header"].get("msg_id") != msg_id or not self.ok:
             return  # nbclient ignores another request's messages too
         try:
             self.client.process_message(msg, cell, index)
         except CellExecutionComplete:
             pass
+        except Exception as exc:  # never let the recording fail nbval's test: hand nothing over
+            self.ok = False
+            self.problem = f"{type(exc).__name__}: {exc}"
 
     def start(self, item):
         index = self.code_index[item.cell_num]
@@ -228,7 +232,11 @@ class _NotebookRecorder:
                     out["execution_count"] = cell.execution_count
         self.done.add(item.cell_num)
         if len(self.done) == len(self.code_index) and self.ok and self.faithful:
-            self._store()
+            try:
+                self._store()
+            except Exception as exc:  # the book build then executes this notebook itself
+                self.problem = f"{type(exc).__name__}: {exc}"
+                return False
             return True
         return False
 
@@ -259,8 +267,14 @@ def _recorder(item):
     nbfile = item.parent
     rec = getattr(nbfile, "_dpmask_recorder", None)
     if rec is None and getattr(nbfile, "kernel", None) is not None:
-        rec = nbfile._dpmask_recorder = _NotebookRecorder(nbfile)
-    return rec
+        try:
+            rec = _NotebookRecorder(nbfile)
+        except Exception as exc:  # nbval or nbclient changed: record nothing, fail no test
+            rec = False
+            item.warn(pytest.PytestWarning(f"nbval's executions cannot be recorded ({exc!r}); the book "
+                                           "build will execute the notebooks again"))
+        nbfile._dpmask_recorder = rec
+    return rec or None
 
 
 class _HandOver:
@@ -283,4 +297,9 @@ class _HandOver:
             raise
         if rec.finish(item, passed=True):
             self.stored.add(rec.path)
+        elif rec.problem is not None and not getattr(rec, "warned", False):
+            rec.warned = True
+            item.warn(pytest.PytestWarning(
+                f"{rec.path.name} is not handed to the book's jupyter-cache ({rec.problem}); the "
+                "book build will execute it again"))
         return result
