@@ -45,6 +45,9 @@ import numpy as np
 from scipy import stats
 from scipy.optimize import elementwise
 
+from . import _ncx2
+from ._safe import nudge_up
+
 from ._validate import (
     broadcast_named,
     check_block_sizes,
@@ -81,9 +84,14 @@ SIGMA_RANGE = (1e-100, 1e100)
 DELTA_B_MAX = 1.0 - 1e-8
 DELTA_B_MIN = 1e-300
 _NEAR_ONE = " (nearer 1 the noncentral chi-square quantile is not accurate)"
-#: Where scipy's noncentral chi-square quantile is used (fast and accurate there).
-_SCIPY_DF_MAX = 2e9
-_SCIPY_NC_MAX = 1e6
+#: Where the accurate noncentral chi-square tail (scipy, and beyond its reach the quadrature of
+#: dpmask._ncx2) is used; beyond, Birge's rigorous bound.
+_EXACT_DF_MAX = 2e9
+_EXACT_NC_MAX = 1e6
+#: Relative allowance for the error of a computed log tail, and its growth with df (see _slack).
+_TAIL_RTOL = 1e-10
+_TAIL_DF_RTOL = 2e-18
+_CLIP = 1e4
 
 
 def _eps(eps, **kw):
@@ -96,23 +104,89 @@ def _delta_b(delta):
                        lower_reason=" for Theorem 3.4 (the quantile overflows below)")
 
 
-def _ncx2_isf_upper(delta, df, nc):
-    """Upper delta-quantile of ncx2(df, nc), never below the true one.
+def _birge_log_tail(x, df, nc):
+    """Birge's rigorous upper bound on log P[T > x], T ~ chi2_df(nc) (Lemma 8.1 of birge2001alternative).
 
-    scipy where it is fast and accurate; elsewhere Birge's tail bound
-    P[T >= k + lam + 2 sqrt((k + 2 lam) x) + 2x] <= e^{-x}, whose solution at
-    x = ln(1/delta) is an upper bound on the quantile.
+    P[T >= k + l + 2 sqrt((k + 2 l) y) + 2 y] <= e^-y, solved for y at x: with m = k + l and
+    v = k + 2 l, y = (sqrt(v + 2 (x - m)) - sqrt(v))^2 / 4 for x >= m (else the bound is 0).
+    """
+    m, v = df + nc, df + 2.0 * nc
+    with np.errstate(invalid="ignore"):
+        y = np.where(x > m, (2.0 * (x - m)) / (np.sqrt(v + 2.0 * np.maximum(x - m, 0.0)) + np.sqrt(v)), 0.0)
+    return -0.25 * y * y
+
+
+def _birge_quantile(log_delta, df, nc):
+    """Birge's upper bound on the upper quantile: k + l + 2 sqrt((k + 2 l) y) + 2 y, y = -log delta."""
+    y = -log_delta
+    return df + nc + 2.0 * np.sqrt((df + 2.0 * nc) * y) + 2.0 * y
+
+
+def _slack(log_target, df):
+    """Allowance for the error of a computed log tail near log_target with df degrees of freedom.
+
+    scipy's tail (Boost's series) loses accuracy in proportion to df: against mpmath its log
+    tail was off by up to 5e-11 at df = 1e6 and 9e-8 at df = 2e9 (log tail -230), about
+    2e-19 df |log tail|; the allowance is ten times that, plus 1e-10 relative.
+    """
+    size = np.maximum(1.0, np.abs(log_target))
+    return (_TAIL_RTOL + _TAIL_DF_RTOL * df) * size
+
+
+def _tail_excess(x, delta, df, nc):
+    """> 0 where P[T > x] may exceed delta; <= 0 only where P[T > x] <= delta for sure.
+
+    T ~ chi2_df(nc).  Where the accurate log tail (:mod:`dpmask._ncx2`) is used, its value is
+    compared with the target moved by a slack that covers its error: log P[T > x] against
+    log delta for delta <= 1/2, log P[T <= x] against log(1 - delta) above (where the upper
+    tail is within rounding of 1).  Beyond ``_EXACT_DF_MAX`` / ``_EXACT_NC_MAX`` Birge's
+    rigorous bound replaces the tail.  The value is decreasing in x and increasing in nc.
+    """
+    x, delta, df, nc = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, delta, df, nc)))
+    out = np.empty(x.shape)
+    exact = (df <= _EXACT_DF_MAX) & (nc <= _EXACT_NC_MAX)
+    upper = delta <= 0.5
+    log_d, log_c = np.log(delta), np.log1p(-delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = exact & upper
+        if np.any(m):
+            out[m] = _ncx2.logsf(x[m], df[m], nc[m]) - log_d[m] + _slack(log_d[m], df[m])
+        m = exact & ~upper
+        if np.any(m):
+            out[m] = log_c[m] + _slack(log_c[m], df[m]) - _ncx2.logcdf(x[m], df[m], nc[m])
+        far = ~exact
+        if np.any(far):
+            bound = _birge_log_tail(x[far], df[far], nc[far])
+            out[far] = np.where(upper[far], bound - log_d[far], log_c[far] - np.log(-np.expm1(bound)))
+    # x <= 0: the whole law lies above x, an excess of +inf; keep the root finders finite
+    return np.clip(np.nan_to_num(out, nan=_CLIP, posinf=_CLIP), -_CLIP, _CLIP)
+
+
+def _ncx2_isf_upper(delta, df, nc):
+    """Upper delta-quantile of chi2_df(nc), never below the true one.
+
+    The root in x of :func:`_tail_excess` (an accurate log tail compared with a target moved
+    to the safe side by its error allowance), nudged up until the computed excess is <= 0;
+    beyond the accurate route's range, Birge's rigorous bound.  The bracket is rigorous:
+    Birge's upper bound from above, his lower-tail bound from below.
     """
     delta, df, nc = np.broadcast_arrays(*(np.asarray(v, float) for v in (delta, df, nc)))
-    out = np.empty(delta.shape)
-    ok = (df <= _SCIPY_DF_MAX) & (nc <= _SCIPY_NC_MAX)
-    if np.any(ok):
-        out[ok] = stats.ncx2.isf(delta[ok], df[ok], nc[ok])
-    far = ~ok
-    if np.any(far):
-        x = -np.log(delta[far])
-        k, lam = df[far], nc[far]
-        out[far] = k + lam + 2.0 * np.sqrt((k + 2.0 * lam) * x) + 2.0 * x
+    out = np.array(_birge_quantile(np.log(delta), df, nc), dtype=float)
+    exact = (df <= _EXACT_DF_MAX) & (nc <= _EXACT_NC_MAX)
+    if not np.any(exact):
+        return out
+    d, k, lam = delta[exact], df[exact], nc[exact]
+    hi = _birge_quantile(np.log(d) - _slack(np.log(d), k), k, lam)
+    # P[T <= k + l - 2 sqrt((k + 2 l) y)] <= e^-y with e^-y = 1 - delta: a point with tail >= delta
+    y = -np.log1p(-d)
+    lo = np.maximum(k + lam - 2.0 * np.sqrt((k + 2.0 * lam) * y), 0.0)
+    res = elementwise.find_root(
+        _tail_excess, (lo, hi), args=(d, k, lam),
+        tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
+    )
+    x = np.where(res.status >= 0, np.clip(res.x, lo, hi), hi)
+    x = nudge_up(_tail_excess, x, hi, (d, k, lam))
+    out[exact] = x
     return out
 
 
@@ -302,35 +376,34 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
 
 
 def _solve_sigma_b(eps, delta, n, p, corrected):
-    """Vectorised root of g(sigma) = 0 in s = sigma**2 (all inputs validated).
+    """Vectorised root of g(sigma) = 0 in s = sigma**2 (all inputs validated), on the safe side.
 
-    g is strictly decreasing in sigma, so the root is unique.  Writing
-    s = sigma^2, a bracket comes for free: at s_lo = sqrt(p)/eps the last two
-    terms of g cancel and g(s_lo) > 0; since the quantile term only falls as s
-    grows, s_hi = (c * quantile(s_lo) + sqrt(p)) / eps has g(s_hi) <= 0.
+    g(sigma) <= 0 holds exactly when the quantile term is at most sigma^2 eps - sqrt(p), i.e.
+    when the tail of chi2_{2(n-p)}(p/s) beyond x(s) = (s eps - sqrt p)/c is at most delta.  So
+    the root solves :func:`_tail_excess` (x(s), delta) = 0, an accurate log tail against a target
+    moved by its error allowance, with no inner quantile search; the excess decreases in s.
+    A bracket comes in closed form: at s_lo = sqrt(p)/eps, x = 0 and the excess is positive;
+    s_hi = (c * B + sqrt(p))/eps with B Birge's rigorous quantile bound at noncentrality
+    p/s_lo has a non-positive excess.  The root is then raised until the computed excess is
+    <= 0, so that the true tail at the returned sigma is at most delta.
     """
     eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
     c = _b_coefficient(n, p, corrected)
     df = 2.0 * (n - p)
-    s_lo = np.sqrt(p) / eps
-    s_hi = (c * _ncx2_isf_upper(delta, df, p / s_lo) + np.sqrt(p)) / eps
+    root_p = np.sqrt(p)
+    log_d = np.log(delta)
+    s_lo = root_p / eps
+    s_hi = (c * _birge_quantile(log_d - _slack(log_d, df), df, p / s_lo) + root_p) / eps
 
     def h(s, eps, delta, p, df, c):
-        return c * _ncx2_isf_upper(delta, df, p / s) + np.sqrt(p) - s * eps
+        return _tail_excess((s * eps - np.sqrt(p)) / c, delta, df, p / s)
 
-    # The bracket is already the first step of the fixed point s -> (c q(s) + sqrt p)/eps,
-    # whose slope is tiny, so Chandrupatla's method converges in a few steps.
-    res = elementwise.find_root(
-        h,
-        (s_lo, s_hi),
-        args=(eps, delta, p, df, c),
-        tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
-    )
-    # g(s_hi) <= 0 in exact arithmetic; where rounding leaves it a hair above 0 (tiny eps:
-    # the quantile term no longer moves), s_hi itself is the answer, on the sufficient side.
-    flat = h(s_hi, eps, delta, p, df, c) >= 0
-    s = np.where(s_hi <= s_lo, s_lo, np.where(flat, s_hi, res.x))
-    if not np.all(np.isfinite(s)) or np.any((res.status < 0) & (s_hi > s_lo) & ~flat):
+    args = (eps, delta, p, df, c)
+    res = elementwise.find_root(h, (s_lo, s_hi), args=args,
+                                tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0))
+    s = np.where(res.status >= 0, np.clip(res.x, s_lo, s_hi), s_hi)
+    s = nudge_up(h, s, s_hi, args)
+    if not np.all(np.isfinite(s)):
         raise RuntimeError("sigma_b: root finding did not converge; please report the arguments")
     return np.sqrt(s)
 

@@ -40,13 +40,12 @@ C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import special, stats
 from scipy.optimize import elementwise
 
-from . import gq
+from . import _ncx2
+from ._safe import nudge_up
 from ._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
 
 __all__ = [
@@ -68,6 +67,10 @@ _SQRT_PI = np.sqrt(np.pi)
 # 16-point Gauss-Legendre rule on [-1, 1], for the difference of two erfcx values.
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 _TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
+#: Margin, relative to max(1, |log delta|), by which a solved Gaussian sigma keeps the computed
+#: log delta under the target: over three times the largest error measured against 400-digit
+#: mpmath (1.5e-14 on a grid of 256 (eps, delta) over the whole domain).
+_GAUSS_LOG_SLACK = 5e-14
 
 #: Largest n (rows, or degrees of freedom) of the noncentral chi-square curves.
 N_MAX = 10**6
@@ -84,7 +87,9 @@ DELTA_SOLVE_MAX = 1.0 - 1e-12
 _NEAR_ONE = " (nearer 1 the target is lost to rounding)"
 #: Largest sigma of the noncentral chi-square curves (sigma^2 must not overflow).
 SIGMA_NCX2_MAX = 1e100
-SIGMA_GAUSS = (1e-100, 1e100)
+#: (up to 1e102: the largest sigma analytic_gaussian_sigma returns, 3.0e101 at eps = 1e-100,
+#: delta = 1e-300, must be accepted by analytic_gaussian_delta)
+SIGMA_GAUSS = (1e-100, 1e102)
 #: log of the bound reported by a mechanism's delta where it lies below 1e-300.
 LOG_DELTA_FLOOR = float(np.log(1e-300))
 #: Largest noncentrality accepted by ncx2_hockey_stick_log_delta.
@@ -314,7 +319,12 @@ def _solve_gauss_sigma(eps, delta):
     res = elementwise.find_root(f, (np.log(lo), np.log(hi)), args=(eps, log_delta), tolerances=_TOL)
     if np.any(res.status < 0) or not np.all(np.isfinite(res.x)):
         raise RuntimeError("analytic_gaussian_sigma: root finding failed; please report the arguments")
-    return np.exp(res.x)
+    # The root is within a few ulp of log sigma, which moves delta by up to 1e-11 relative
+    # (the slope of log delta in log sigma reaches ~1e3): raise sigma until the computed delta,
+    # whose own error is below 1.5e-14 * max(1, |log delta|) against 400-digit mpmath, sits under
+    # the target by over three times that, so that the true delta is at most the target.
+    target = log_delta - _GAUSS_LOG_SLACK * np.maximum(1.0, np.abs(log_delta))
+    return nudge_up(lambda s, e, t: _gauss_log_delta(e, s) - t, np.exp(res.x), hi, (eps, target))
 
 
 def analytic_gaussian_sigma(eps, delta):
@@ -434,21 +444,8 @@ def setting_a_criterion_sigma(eps, delta):
 # --------------------------------------------------------------------------- noncentral chi-square pairs
 
 
-def _log0f1(b, z):
-    """log 0F1(; b; z) for b >= 1, z >= 0, through :func:`dpmask.gq.log_G`.
-
-    0F1(; b; t^2/4) = Gamma(b) (2/t)^{b-1} I_{b-1}(t) = G_q(t) / G_q(0) with
-    q = 2b - 1 (Lemma 5.4's function), which ``log_G`` evaluates without
-    under- or overflow for orders and arguments up to 1e7.
-    """
-    q = 2.0 * np.asarray(b, float) - 1.0
-    t = 2.0 * np.sqrt(np.asarray(z, float))
-    q, t = np.broadcast_arrays(q, t)
-    # G_q(0) = B(1/2, q/2); the private array routine: q and t are internal here
-    # (q = df - 1 <= N_MAX, t finite below 1e300), so no argument of ours is named "t".
-    log_g0 = gq._log_beta_half(0.5 * q)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return gq._log_g_array(np.array(q, float), np.array(np.minimum(t, gq.T_MAX), float)) - log_g0
+#: log 0F1(; b; z) (Lemma 5.4's G_q in another normalisation); chapter 7a and the tests call it here.
+_log0f1 = _ncx2._log0f1
 
 
 def _ncx2_log_ratio(t, df, lam_p, lam_q):
@@ -461,19 +458,14 @@ def _ncx2_log_ratio(t, df, lam_p, lam_q):
     return -0.5 * (lam_p - lam_q) + _log0f1(b, 0.25 * lam_p * t) - _log0f1(b, 0.25 * lam_q * t)
 
 
-def _quiet(fn, *args):
-    """Call a scipy distribution function without its boost RuntimeWarnings (NaN is checked by callers)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return fn(*args)
-
-
 def _ncx2_logsf(c, df, lam):
-    return np.where(lam > 0, _quiet(stats.ncx2.logsf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logsf(c, df))
+    """log P[T > c], T ~ chi2_df(lam): scipy where it is accurate, a log-space quadrature in the far tail."""
+    return _ncx2.logsf(c, df, lam)
 
 
 def _ncx2_logcdf(c, df, lam):
-    return np.where(lam > 0, _quiet(stats.ncx2.logcdf, c, df, np.maximum(lam, 1e-300)), stats.chi2.logcdf(c, df))
+    """log P[T <= c], T ~ chi2_df(lam), as :func:`_ncx2_logsf`."""
+    return _ncx2.logcdf(c, df, lam)
 
 
 def _log_diff(log_x, log_y):
@@ -482,6 +474,35 @@ def _log_diff(log_x, log_y):
         d = np.minimum(log_y - log_x, 0.0)
         out = log_x + np.log(-np.expm1(d))
     return np.where(np.isfinite(log_x), out, -np.inf)
+
+
+#: Where the difference P - e^eps Q loses more than two digits (log(P/delta) > log 100) and
+#: the tail is beyond e^-10, the hockey stick is integrated instead (:func:`_hs_tail_integral`).
+_LOG_CANCEL = np.log(100.0)
+_FAR_LOG_TAIL = -10.0
+
+
+def _hs_tail_integral(c, eps, df, lam_p, lam_q):
+    """log of int_c^inf p(t) (1 - e^(eps - L(t))) dt, L = log p/q, by Gauss-Laguerre from c.
+
+    The hockey stick for lam_p > lam_q with threshold c, without the cancellation of
+    P(T > c) - e^eps Q(T > c): the integrand is non-negative, vanishes at c like L'(c) (t - c)
+    and decays like the tail of p.  With kappa = -d log p/dt at c and t = c + v/kappa, the rule of
+    :mod:`dpmask._ncx2` (exact to rounding for log tails beyond about -10, checked against
+    mpmath) integrates it.  NaN where c is not past the mode of p.
+    """
+    kappa = -_ncx2._dlogpdf(c, df, lam_p)
+    out = np.full(c.shape, np.nan)
+    ok = kappa > 0
+    if np.any(ok):
+        x, e, k, lp, lq, kap = (v[ok] for v in (c, eps, df, lam_p, lam_q, kappa))
+        t = x[:, None] + _ncx2._LAG_X[None, :] / kap[:, None]
+        log_p = _ncx2._logpdf_rows(t, k[:, None], lp[:, None])
+        excess = _ncx2_log_ratio(t, k[:, None], lp[:, None], lq[:, None]) - e[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            vals = _ncx2._LOG_LAG_W + log_p + _ncx2._LAG_X + np.log(-np.expm1(-np.maximum(excess, 0.0)))
+        out[ok] = _ncx2._logsumexp_rows(vals) - np.log(kap)
+    return out
 
 
 def _hs_log_delta(eps, df, lam_p, lam_q):
@@ -524,7 +545,15 @@ def _hs_log_delta(eps, df, lam_p, lam_q):
             c = np.exp(res.x)
             e_, k_, lp_, lq_ = args
             if sign > 0:
-                val[found] = _log_diff(_ncx2_logsf(c, k_, lp_), e_ + _ncx2_logsf(c, k_, lq_))
+                tail_p = _ncx2_logsf(c, k_, lp_)
+                v = _log_diff(tail_p, e_ + _ncx2_logsf(c, k_, lq_))
+                # P(T > c) - e^eps Q(T > c) keeps 1/F of P(T > c): where F > 100 and the tail is
+                # far enough for the Laguerre rule, integrate p (1 - e^(eps - log p/q)) instead
+                severe = (tail_p - v > _LOG_CANCEL) & (tail_p < _FAR_LOG_TAIL)
+                if np.any(severe):
+                    w = _hs_tail_integral(c[severe], e_[severe], k_[severe], lp_[severe], lq_[severe])
+                    v[severe] = np.where(np.isnan(w), v[severe], w)
+                val[found] = v
             else:
                 val[found] = _log_diff(_ncx2_logcdf(c, k_, lp_), e_ + _ncx2_logcdf(c, k_, lq_))
         out[mask] = val
@@ -762,19 +791,28 @@ def _pair_sigma(eps, log_delta, df, a, b):
 #: Relative tolerance on log delta when the worst-pair search checks a solved sigma
 #: (the hockey stick is computed to about 1e-10 relative in log delta at tiny deltas).
 _LOG_RTOL = 1e-8
+#: Margin, relative to max(1, |log delta|), by which a solved sigma keeps the computed hockey
+#: stick on the safe side of the target (covers its error against mpmath).
+_HS_LOG_SLACK = 1e-11
 
 
 def _to_safe_side(sigma, eps, log_delta, df, a, b, side):
-    """Nudge each sigma until the pair's log delta is on the safe side of the target."""
+    """Nudge each sigma until the pair's log delta is on the safe side of the target.
+
+    The target is moved by ``_HS_LOG_SLACK`` (relative to max(1, |log delta|)), which covers the
+    error of the computed hockey stick, so that the true delta is on the safe side too.
+    Relative steps 1e-12, 1e-11, ..., 1e-1; delta is monotone in sigma, so they get there.
+    """
     sigma = np.array(sigma, float)
     sign = 1.0 if side == "upper" else -1.0
-    for k in range(-12, -3):
+    target = log_delta - sign * _HS_LOG_SLACK * np.maximum(1.0, np.abs(log_delta))
+    for k in range(-12, 0):
         val = np.maximum(_hs_log_delta(eps, df, a / sigma**2, b / sigma**2), _LOG_FLOOR)
-        unsafe = (val > log_delta) if side == "upper" else (val < log_delta)
+        unsafe = (val > target) if side == "upper" else (val < target)
         if not np.any(unsafe):
             return sigma
         sigma[unsafe] *= 1.0 + sign * 10.0**k
-    return sigma
+    raise RuntimeError("sigma search: could not reach the safe side; please report the arguments")
 
 
 def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
@@ -785,8 +823,9 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
     exists.  Each round can only raise sigma, and the answer is the largest of
     the per-pair sigmas, so it stops at the supremum over the searched pairs.
     The result is then moved to its safe side (*side* "upper": a sufficient
-    sigma, with delta(sigma) <= delta as computed; "lower": a lower bound, with
-    delta(sigma) >= delta) by relative steps 1e-12, 1e-11, ... on the worst pair.
+    sigma, with delta(sigma) <= delta as computed, for the worst pair the full
+    search finds at the final sigma; "lower": a lower bound, with
+    delta(sigma) >= delta for the pair found) by relative steps 1e-12, 1e-11, ....
     """
     shape = np.broadcast_shapes(*(np.shape(v) for v in (eps, delta, df, n_rows, bound)))
     eps, delta, df, n_rows, bound = (
@@ -801,11 +840,24 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
         worse = v > log_delta + _LOG_RTOL * np.maximum(1.0, np.abs(log_delta))
         a[worse], b[worse] = aa[worse], bb[worse]
         if not np.any(worse):
-            return _to_safe_side(sigma, eps, log_delta, df, a, b, side).reshape(shape)
+            break
         sigma[worse] = np.maximum(
             sigma[worse], _pair_sigma(eps[worse], log_delta[worse], df[worse], a[worse], b[worse])
         )
-    raise RuntimeError("worst-pair search did not settle; please report the arguments")
+    else:
+        raise RuntimeError("worst-pair search did not settle; please report the arguments")
+    sigma = _to_safe_side(sigma, eps, log_delta, df, a, b, side)
+    if side == "upper":
+        # a pair within _LOG_RTOL of the target was not re-solved: check the full search at the
+        # final sigma, and nudge on whichever pair it finds above the target
+        for _ in range(3):
+            v, aa, bb = _worst_pairs(eps, sigma, df, n_rows, bound)
+            over = v > log_delta - _HS_LOG_SLACK * np.maximum(1.0, np.abs(log_delta))
+            if not np.any(over):
+                break
+            a[over], b[over] = aa[over], bb[over]
+            sigma = _to_safe_side(sigma, eps, log_delta, df, a, b, side)
+    return sigma.reshape(shape)
 
 
 # --------------------------------------------------------------------------- Setting B, p = 1
