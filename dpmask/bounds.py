@@ -11,27 +11,40 @@ names the result attaining it.  Every function behaves like a ufunc: arguments
 broadcast, a scalar call returns a Python float.
 
 Domain and accuracy (the rule of the package).  Every function accepts
-eps in [1e-100, 1e100] (and eps < 1 where a theorem assumes it), delta in
-(0, 1) (less where a theorem assumes it; in [1e-300, 1 - 1e-8) for
-Theorem 3.4), whole numbers n, p with n > p >= 1 and n <= 2**53, and, for
-:func:`g_b`, sigma in [1e-100, 1e100]; inside this domain the result is
-finite.  Outside it a ``ValueError`` names the argument and the range (a
-``TypeError`` for complex input); arguments that do not broadcast together
-are named too.  The bounds are claims of privacy, so where they are not
-exact they err upward only.  Theorem 3.4's quantile
-:math:`\gamma_{\delta;k,\lambda}` comes from ``scipy.stats.ncx2`` for
-:math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6`, and beyond that
-(huge n, or tiny sigma in :func:`g_b`) from Birge's upper bound on the
-noncentral chi-square tail,
+eps in [1e-100, 1e4], the package's domain of eps (and eps < 1 where a
+theorem assumes it), delta in (0, 1) (less where a theorem assumes it; in
+[1e-300, 1 - 1e-8) for Theorem 3.4), whole numbers n, p with n > p >= 1 and
+n <= 2**53, and, for :func:`g_b`, sigma in [1e-100, 1e100]; inside this
+domain the result is finite.  Outside it a ``ValueError`` names the argument
+and the range, a ``TypeError`` an argument of the wrong kind (complex, text,
+a bool for a number, a flag that is not a bool); arguments that do not
+broadcast together are named too.
+
+The bounds are claims of privacy, so where they are not exact they err upward
+only, and a sufficient sigma is never below the root it solves.  Theorem 3.4
+needs the upper delta-quantile :math:`\gamma_{\delta;k,\lambda}` of the
+noncentral chi-square law, and its root is where the tail beyond
+:math:`x(\sigma) = (\sigma^2\varepsilon - \sqrt p)/c` equals delta.  For
+:math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6` that tail is computed
+accurately: by ``scipy.stats.ncx2`` (Boost's series) down to a log tail of
+-150, where it agrees with mpmath to about 1e-12 relative, and below by a
+Gauss-Laguerre quadrature of the log density (``dpmask._ncx2``), because
+there scipy's series under-states the tail by up to a factor 1e300 (its
+quantile at delta = 1e-300 is about the 1e-191 quantile).  The computed tail
+is compared with delta moved by an error allowance (1e-10 relative, plus
+2e-18 df relative for the loss of Boost's series at large df), the root is
+found to 4 ulp and then raised until the computed tail is below that target,
+so the returned sigma satisfies g <= 0 with the true quantile.  Beyond that
+range (huge n, or tiny sigma in :func:`g_b`) Birge's rigorous upper bound on
+the tail replaces it,
 :math:`\gamma_{\delta;k,\lambda} \le k + \lambda + 2\sqrt{(k+2\lambda)x} + 2x`
-with :math:`x = \ln(1/\delta)` :cite:p:`birge2001alternative` (Lemma 8.1).
-The root solves g = 0 to 4 ulp; where rounding leaves g a hair above 0 at
-the closed-form upper end of the bracket (tiny eps), that end is returned.
-The quantile bound only raises g, so the root stays sufficient: it
-approaches the large-n limit :math:`\sigma_0^2 \to (3\sqrt p + 1)/\varepsilon`
-from above and exceeds the root with scipy's quantile by at most 1.4e-5
-relative where both are available (measured on a grid of 36 (eps, delta, p)
-at the switch, n - p = 1e9).
+with :math:`x = \ln(1/\delta)` :cite:p:`birge2001alternative` (Lemma 8.1),
+which only raises g: the root stays sufficient, approaches the large-n limit
+:math:`\sigma_0^2 \to (3\sqrt p + 1)/\varepsilon` from above and exceeds the
+root with the exact quantile by at most 1.4e-5 relative where both are
+available (measured on a grid of 36 (eps, delta, p) at the switch,
+n - p = 1e9).  ``tests/test_safe_side.py`` recomputes every sufficient sigma's
+criterion with mpmath over the corners of the domain.
 
 References
 ----------
@@ -49,10 +62,12 @@ from . import _ncx2
 from ._safe import nudge_up
 
 from ._validate import (
+    EPS_DOMAIN,
     broadcast_named,
     check_block_sizes,
     check_delta,
     check_eps,
+    check_flag,
     check_n_p,
     check_sigma,
     scalar_or_array,
@@ -76,8 +91,8 @@ _THM32 = " (Theorem 3.2 assumes eps < 1 and delta < 1/2)"
 _COR33 = " (Corollary 3.3 assumes eps < 1 and delta < 0.05)"
 _COR35 = " (Corollary 3.5 assumes eps < 1)"
 
-#: Numerical domain of eps and sigma (see the module docstring).
-EPS_RANGE = (1e-100, 1e100)
+#: Numerical domain of eps (the package's, ``dpmask._validate.EPS_DOMAIN``) and of sigma.
+EPS_RANGE = EPS_DOMAIN
 SIGMA_RANGE = (1e-100, 1e100)
 #: Largest delta for Theorem 3.4: nearer 1 scipy's lower quantile of the noncentral
 #: chi-square loses its accuracy (the theorem is vacuous there anyway).
@@ -228,7 +243,7 @@ def sigma_a_necessary(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1/2.
 
@@ -261,7 +276,7 @@ def sigma_a_sufficient(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1/2.
 
@@ -286,7 +301,7 @@ def sigma_a_corollary(eps, delta, kind="sufficient"):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 0.05.
     kind : {"sufficient", "necessary"}
@@ -329,6 +344,7 @@ def _g_b_raw(sigma, eps, delta, n, p, corrected=False):
 
 
 def _check_b_args(eps, delta, n, p, corrected):
+    corrected = check_flag(corrected, "corrected")
     eps = _eps(eps)
     delta = _delta_b(delta)
     n, p = check_n_p(n, p, margin=1 if corrected else 0)
@@ -346,14 +362,15 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
 
     where :math:`\gamma_{\delta; k, \lambda}` is the upper delta-quantile of the
     noncentral chi-square law with k degrees of freedom and noncentrality
-    :math:`\lambda` (``scipy.stats.ncx2.isf``).
+    :math:`\lambda` (computed as the module docstring says: accurate where it can
+    be, an upper bound beyond, never below the true quantile).
 
     Parameters
     ----------
     sigma : array_like
         Noise standard deviation, in [1e-100, 1e100].
     eps, delta : array_like
-        Privacy parameters, eps in [1e-100, 1e100], delta in [1e-300, 1 - 1e-8).
+        Privacy parameters, eps in [1e-100, 1e4], delta in [1e-300, 1 - 1e-8).
     n, p : array_like
         Rows and columns of the data, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
@@ -414,21 +431,24 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, in [1e-100, 1e100] (Theorem 3.4 needs no upper limit).
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps;
+        Theorem 3.4 itself needs no upper limit).
     delta : array_like
         Privacy parameter, in [1e-300, 1 - 1e-8).
     n, p : array_like
         Rows and columns, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
         Use 2(n - p - 1) in place of 2(n - p), the conservative variant
-        discussed in :func:`g_b`.
+        discussed in :func:`g_b`.  Must be a bool.
 
     Returns
     -------
     float or ndarray
-        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`, to 4 ulp,
-        never below it (see the module docstring for n - p > 1e9, where an
-        upper bound on the quantile keeps it sufficient, within 1e-4).
+        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`, never
+        below it: within about 1e-10 relative above it where the tail is
+        computed accurately (the error allowance of the module docstring),
+        and within 1e-4 above it for n - p > 1e9, where Birge's upper bound
+        on the quantile keeps it sufficient.
 
     Notes
     -----
@@ -464,7 +484,7 @@ def sigma_b_corollary(eps, delta, n, p):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         0 < delta < 1.
     n, p : array_like
@@ -509,6 +529,7 @@ def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
     >>> sigma_b_block(0.1, 0.01, [100, 100, 250], 5) == sigma_b(0.1, 0.01, 100, 5)
     True
     """
+    check_flag(corrected, "corrected")
     sizes = check_block_sizes(block_sizes, p)
     return sigma_b(eps, delta, sizes.min(), p, corrected=corrected)
 
@@ -526,10 +547,13 @@ def sufficient_sigma(eps, delta, n, p, setting="B"):
 
     Parameters
     ----------
-    eps, delta : array_like
-        Privacy parameters.
+    eps : array_like
+        Privacy parameter, in [1e-100, 1e4] (Theorem 3.2 is used only where
+        eps < 1; setting "A" needs eps < 1).
+    delta : array_like
+        Privacy parameter, in [1e-300, 1 - 1e-8) (setting "A" needs delta < 1/2).
     n, p : array_like
-        Rows and columns, n > p >= 1.
+        Rows and columns, whole numbers with n > p >= 1, n <= 2**53.
     setting : {"A", "B", "C"}
         ``"A"``: Theorem 3.2's sufficient sigma (needs eps < 1, delta < 1/2).
         ``"B"`` and ``"C"``: the smaller of Theorem 3.4's root and Theorem
@@ -576,9 +600,7 @@ def _check_setting(setting):
 
 
 def _check_corrected(corrected):
-    if not isinstance(corrected, (bool, np.bool_)):
-        raise ValueError(f"corrected must be True or False, got {corrected!r}")
-    return bool(corrected)
+    return check_flag(corrected, "corrected")
 
 
 def _best_parts(eps, delta, n, p, setting, corrected):
@@ -622,23 +644,26 @@ def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
     delta : array_like
-        Privacy parameter, 0 < delta < 1.
+        Privacy parameter, in [1e-300, 1 - 1e-8) (Theorem 3.4's range).
     n, p : array_like
         Rows and columns, whole numbers with n > p >= 1 (n > p + 1 when
-        *corrected*).  Setting A does not depend on them, but they are
+        *corrected*), n <= 2**53.  Setting A does not depend on them, but they are
         validated and broadcast all the same.
     setting : {"A", "B", "C"}
         Which release.
     corrected : bool
         Use the conservative 2(n - p - 1) variant of Theorem 3.4 (see
-        :func:`g_b`).
+        :func:`g_b`).  Must be a bool.
 
     Returns
     -------
     float or ndarray
         The smallest proven sufficient sigma; arguments broadcast like a ufunc.
+        Each candidate is on its safe side (the analytic Gaussian sigma has
+        delta at most the target, Theorem 3.4's root is not below the root),
+        so their minimum is sufficient.
 
     Examples
     --------

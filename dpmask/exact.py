@@ -14,21 +14,30 @@ keep their relative accuracy and large eps does not overflow ``exp(eps)``.
 Domain and accuracy (the rule of the package).  Each function states its
 domain; inside it the result is finite (deltas may underflow to 0 only where
 the docstring says so) and, for the Gaussian curves, accurate to about 1e-11
-relative (root finding to 4 ulp); outside it a ``ValueError`` names the
-argument and the range (``TypeError`` for complex input), including
-arguments that do not broadcast together.  Safe sides: where a value cannot
-be computed to its tolerance it is replaced by a bound on its safe side, a
-mechanism's delta by an upper bound (``masked_p1_delta``: exactly 1 where a
-rigorous bound puts it within 2**-54 of 1, 1e-300 where it underflows) and a
-sufficient sigma by a larger one (``masked_p1_sigma`` is nudged until its
-delta is at most the target); as sigma -> 0 delta -> 1 for every fixed eps.
+relative; outside it a ``ValueError`` names the argument and the range
+(``TypeError`` for complex input, text or bools), including arguments that
+do not broadcast together.  The Gaussian curves take eps in [1e-100, 1e4],
+the package's domain, and sigma in [1e-100, 1e102] (every sigma that
+:func:`analytic_gaussian_sigma` returns, up to 3.0e101 at eps = 1e-100,
+delta = 1e-300).  Safe sides: where a value cannot be computed to its
+tolerance it is replaced by a bound on its safe side, a mechanism's delta by
+an upper bound (``masked_p1_delta``: exactly 1 where a rigorous bound puts it
+within 2**-54 of 1, 1e-300 where it underflows) and a sufficient sigma by a
+larger one: ``analytic_gaussian_sigma`` and ``masked_p1_sigma`` are raised
+after their root search until the computed delta is below the target by more
+than its own error (5e-14 and 1e-11 relative to max(1, |log delta|)), so
+that the true delta is at most the target (``tests/test_safe_side.py`` checks
+this against mpmath); as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
 [1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (``N_MAX``; above it the
-worst-pair search takes many seconds and scipy's noncentral chi-square loses
-accuracy).  Where the two laws are separated to double precision (tiny sigma)
-delta is returned as exactly 1 from a rigorous lower bound, and where delta is
-below 1e-300 with no threshold in floating range the mechanism functions
-return the bound 1e-300 (never 0).
+worst-pair search takes many seconds).  Their tails come from
+``dpmask._ncx2``: scipy's where it is accurate, a log-space quadrature of the
+density in the far tail, where scipy's series under-states it; where
+P(T > c) - e^eps Q(T > c) would cancel more than two digits the hockey stick
+is integrated directly.  Where the two laws are separated to double
+precision (tiny sigma) delta is returned as exactly 1 from a rigorous lower
+bound, and where delta is below 1e-300 with no threshold in floating range
+the mechanism functions return the bound 1e-300 (never 0).
 
 References
 ----------
@@ -46,7 +55,8 @@ from scipy.optimize import elementwise
 
 from . import _ncx2
 from ._safe import nudge_up
-from ._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
+from ._validate import (EPS_DOMAIN, as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma,
+                        scalar_or_array)
 
 __all__ = [
     "classical_gaussian_sigma",
@@ -77,7 +87,7 @@ N_MAX = 10**6
 #: Domain of eps for the noncentral chi-square curves (Setting B, p = 1, and the audits).
 EPS_NCX2 = (1e-4, 100.0)
 #: Domain of eps and sigma for the Gaussian curves (Setting A).
-EPS_GAUSS = (1e-100, 1e4)
+EPS_GAUSS = EPS_DOMAIN
 #: Smallest delta the noncentral chi-square sigma solvers accept: their threshold search
 #: treats tails below 1e-300 as 0, which must stay far below the target.
 DELTA_NCX2_MIN = 1e-250
@@ -233,7 +243,7 @@ def analytic_gaussian_log_delta(eps, sigma):
     eps : array_like
         Privacy parameter, in [1e-100, 1e4].
     sigma : array_like
-        Noise standard deviation (L2 sensitivity 1), in [1e-100, 1e100].
+        Noise standard deviation (L2 sensitivity 1), in [1e-100, 1e102].
 
     Returns
     -------
@@ -266,7 +276,7 @@ def analytic_gaussian_delta(eps, sigma):
         Privacy parameter, in [1e-100, 1e4] (e^eps is never formed; above 1e4
         the form 1/(2 sigma) - eps sigma cancels catastrophically).
     sigma : array_like
-        Noise standard deviation, in [1e-100, 1e100].
+        Noise standard deviation, in [1e-100, 1e102].
 
     Returns
     -------
@@ -345,7 +355,10 @@ def analytic_gaussian_sigma(eps, delta):
     Returns
     -------
     float or ndarray
-        Solved to 4 ulp in log sigma.
+        Solved to 4 ulp in log sigma, then raised until the computed delta is
+        below the target by 5e-14 max(1, |log delta|), more than three times
+        its error: at the returned sigma the true delta (400-digit mpmath)
+        never exceeds the target, and lies within about 1e-10 relative of it.
 
     Notes
     -----
@@ -384,7 +397,7 @@ def setting_a_criterion_delta(eps, sigma):
     eps : array_like
         In [1e-100, 1e4].
     sigma : array_like
-        In [1e-100, 1e100].
+        In [1e-100, 1e102].
 
     Returns
     -------
@@ -993,8 +1006,10 @@ def masked_p1_sigma(eps, delta, n):
     Returns
     -------
     float or ndarray
-        delta(sigma) matches delta to 1e-8 relative and lies on the safe side
-        (delta(sigma) <= delta as computed).
+        delta(sigma) matches delta to 1e-8 relative and lies on the safe side:
+        the computed delta of the worst pair the search finds at the returned
+        sigma is below the target by 1e-11 max(1, |log delta|), more than its
+        error against mpmath (below 2e-12 in log delta).
 
     Examples
     --------

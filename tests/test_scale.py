@@ -393,7 +393,7 @@ def test_size_caps_refuse_at_once_with_named_arguments():
         scale.random_data_dask(10**9, 3, chunks=10**9)
     with pytest.raises(ValueError, match=r"p must be <= 2\*\*27"):
         scale.random_data_dask(10, 2**28)
-    with pytest.raises(ValueError, match=r"n must be <= 2\*\*53"):
+    with pytest.raises(ValueError, match=r"n must be .*<= 2\*\*53"):
         scale.balanced_chunks(2**53 + 1, 2**40)
     with pytest.raises(ValueError, match=r"X gives 100001 row chunks"):
         scale.release_block_dask(da.zeros((300_003, 2), chunks=(3, 2)), 1.0)
