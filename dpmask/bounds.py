@@ -158,6 +158,9 @@ def _tail_excess(x, delta, df, nc):
     rigorous bound replaces the tail.  The value is decreasing in x and increasing in nc.
     """
     x, delta, df, nc = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, delta, df, nc)))
+    # the tail is taken 8 ulp short of x: x = (sigma^2 eps - sqrt p)/c carries the rounding of sigma,
+    # of sigma^2 and of the arithmetic, which at n = 2**53 moves the tail by more than delta's own ulp
+    x = x * (1.0 - 8.0 * np.finfo(float).eps)
     out = np.empty(x.shape)
     exact = (df <= _EXACT_DF_MAX) & (nc <= _EXACT_NC_MAX)
     upper = delta <= 0.5

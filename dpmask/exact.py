@@ -25,7 +25,7 @@ an upper bound (``masked_p1_delta``: exactly 1 where a rigorous bound puts it
 within 2**-54 of 1, 1e-300 where it underflows) and a sufficient sigma by a
 larger one: ``analytic_gaussian_sigma`` and ``masked_p1_sigma`` are raised
 after their root search until the computed delta is below the target by more
-than its own error (5e-14 and 1e-11 relative to max(1, |log delta|)), so
+than its own error (by 5e-14 max(1, |log delta|) and 1e-11 |log delta|), so
 that the true delta is at most the target (``tests/test_safe_side.py`` checks
 this against mpmath); as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
@@ -299,12 +299,20 @@ def analytic_gaussian_delta(eps, sigma):
     return scalar_or_array(np.exp(np.asarray(analytic_gaussian_log_delta(eps, sigma))))
 
 
+def _criterion_tail_excess(sigma, eps, log_delta):
+    """log P[Z > sigma eps - 1/(2 sigma)] minus log delta, with a margin of 1e-14 max(1, |log delta|)."""
+    return special.log_ndtr(0.5 / sigma - eps * sigma) - log_delta + 1e-14 * np.maximum(1.0, np.abs(log_delta))
+
+
 def _criterion_sigma(eps, delta):
     gamma = stats.norm.isf(delta)
     root = np.sqrt(gamma**2 + 2.0 * eps)
     # the positive root of eps s^2 - gamma s - 1/2, in the form without cancellation:
     # (gamma + root) / (2 eps) for gamma >= 0, 1 / (root - gamma) for gamma < 0 (delta > 1/2)
-    return np.where(gamma >= 0, (gamma + root) / (2.0 * eps), 1.0 / (root - np.minimum(gamma, 0.0)))
+    sigma = np.where(gamma >= 0, (gamma + root) / (2.0 * eps), 1.0 / (root - np.minimum(gamma, 0.0)))
+    # gamma carries an ulp or two, which moves the tail by gamma^2 ulp (1e-13 at delta = 1e-300):
+    # raise sigma until the tail, from log_ndtr, is below delta (the root's safe side)
+    return nudge_up(_criterion_tail_excess, sigma, np.inf, (eps, np.log(delta)))
 
 
 def _solve_gauss_sigma(eps, delta):
@@ -804,21 +812,26 @@ def _pair_sigma(eps, log_delta, df, a, b):
 #: Relative tolerance on log delta when the worst-pair search checks a solved sigma
 #: (the hockey stick is computed to about 1e-10 relative in log delta at tiny deltas).
 _LOG_RTOL = 1e-8
-#: Margin, relative to max(1, |log delta|), by which a solved sigma keeps the computed hockey
-#: stick on the safe side of the target (covers its error against mpmath).
+#: Margin, relative to |log delta| (plus 1e-15), by which a solved sigma keeps the computed hockey
+#: stick on the safe side of the target: it covers the error against mpmath (below 2e-12 in
+#: log delta, 3e-13 relative), and near delta = 1, where log delta is tiny, stays below 1 - delta.
 _HS_LOG_SLACK = 1e-11
+
+
+def _hs_slack(log_delta):
+    return _HS_LOG_SLACK * np.abs(log_delta) + 1e-15
 
 
 def _to_safe_side(sigma, eps, log_delta, df, a, b, side):
     """Nudge each sigma until the pair's log delta is on the safe side of the target.
 
-    The target is moved by ``_HS_LOG_SLACK`` (relative to max(1, |log delta|)), which covers the
-    error of the computed hockey stick, so that the true delta is on the safe side too.
+    The target is moved by ``_HS_LOG_SLACK`` |log delta| + 1e-15, which covers the error of the
+    computed hockey stick, so that the true delta is on the safe side too.
     Relative steps 1e-12, 1e-11, ..., 1e-1; delta is monotone in sigma, so they get there.
     """
     sigma = np.array(sigma, float)
     sign = 1.0 if side == "upper" else -1.0
-    target = log_delta - sign * _HS_LOG_SLACK * np.maximum(1.0, np.abs(log_delta))
+    target = log_delta - sign * _hs_slack(log_delta)
     for k in range(-12, 0):
         val = np.maximum(_hs_log_delta(eps, df, a / sigma**2, b / sigma**2), _LOG_FLOOR)
         unsafe = (val > target) if side == "upper" else (val < target)
@@ -865,7 +878,7 @@ def _worst_sigma(eps, delta, df, n_rows, bound, max_rounds=6, side="upper"):
         # final sigma, and nudge on whichever pair it finds above the target
         for _ in range(3):
             v, aa, bb = _worst_pairs(eps, sigma, df, n_rows, bound)
-            over = v > log_delta - _HS_LOG_SLACK * np.maximum(1.0, np.abs(log_delta))
+            over = v > log_delta - _hs_slack(log_delta)
             if not np.any(over):
                 break
             a[over], b[over] = aa[over], bb[over]
@@ -1008,8 +1021,9 @@ def masked_p1_sigma(eps, delta, n):
     float or ndarray
         delta(sigma) matches delta to 1e-8 relative and lies on the safe side:
         the computed delta of the worst pair the search finds at the returned
-        sigma is below the target by 1e-11 max(1, |log delta|), more than its
-        error against mpmath (below 2e-12 in log delta).
+        sigma is below the target by 1e-11 |log delta| + 1e-15 in log delta,
+        more than its error against mpmath (below 2e-12 in log delta, 3e-13
+        relative).
 
     Examples
     --------
