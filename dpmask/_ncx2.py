@@ -196,7 +196,7 @@ def _far_lower(x, k, lam):
         inside = _LAG_X[None, :] < (kap * xo)[:, None]
         t = np.maximum(xo[:, None] - _LAG_X[None, :] / kap[:, None], xo[:, None] * 1e-300)
         lt = _logpdf_rows(t, ko[:, None], lo[:, None])
-        vals = np.where(inside, _LOG_LAG_W + (lt - l0o[:, None] - _LAG_X), -np.inf)
+        vals = np.where(inside, _LOG_LAG_W + (lt - l0o[:, None] + _LAG_X), -np.inf)
         out[lag] = l0o - np.log(kap) + _logsumexp_rows(vals)
     leg = ok & ~lag
     if np.any(leg):

@@ -316,8 +316,15 @@ def as_rng(rng):
 def check_matrix(X, name="X"):
     """Check that *X* is a 2-D, non-empty array of finite reals; return it as float64.
 
-    The message names the first non-finite entry by row and column.
+    The message names the first non-finite entry by row and column.  Text is refused (an
+    array of strings is not data, even where numpy would parse it); a bool array is data of
+    zeros and ones and is accepted.
     """
+    if not (isinstance(X, np.ndarray) and X.dtype.kind in "biufc"):
+        try:
+            _refuse_text_and_bools(X, name)
+        except TypeError:  # a bool inside a list: data of zeros and ones, as a bool array
+            pass
     _refuse_complex(X, name)
     arr = _to_float(X, name, f"{name} must be a 2-D array of real numbers")
     if arr.ndim != 2:

@@ -35,7 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma, check_single_sigma
+from ._validate import (COUNT_MAX, as_float_array, as_rng, check_flag, check_int, check_matrix, check_sigma,
+                        check_single_sigma)
 
 __all__ = [
     "OLSResult",
@@ -140,6 +141,7 @@ def _check_noise(noise, sigma, tau, correct_noise):
     model's own one (sigma for "mask", tau for "gram") is required and
     returned as a validated float.
     """
+    check_flag(correct_noise, "correct_noise")
     if noise not in ("mask", "gram"):
         raise ValueError(f"noise must be 'mask' (a release's Gram matrix) or 'gram' (the Gaussian mechanism "
                          f"on the Gram matrix), got {noise!r}")
@@ -388,6 +390,7 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
     df = n - k
     noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
+    check_flag(conditional, "conditional")
     if correct_noise and noise == "gram":
         Gc = G.copy()
         if intercept is not None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import (COUNT_MAX, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
+from ._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
                         check_single_sigma, scalar_or_array)
 from .exact import DELTA_SOLVE_MAX, analytic_gaussian_sigma
 from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
@@ -400,7 +400,7 @@ def first_order_errors(K, cov, response=-1):
         raise ValueError(f"K must be at least 2 x 2 (a response and a predictor), got p={p}")
     if np.linalg.eigvalsh(K)[0] <= 0:
         raise ValueError("K must be positive definite")
-    cov = np.asarray(cov, dtype=float)
+    cov = as_float_array(cov, "cov")
     if cov.shape != (p, p, p, p) or not np.all(np.isfinite(cov)):
         raise ValueError(f"cov must be a finite array of shape {(p, p, p, p)}, got {cov.shape}")
     response = _check_column(response, p, "response")
@@ -542,9 +542,9 @@ def sigma_low_large_n(eps, delta, n, p):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
     delta : array_like
-        0 < delta < 1.
+        Privacy parameter, 0 < delta < 1 - 1e-12.
     n : array_like
         Rows, 0 < n <= 2**53 (need not be whole: a grid of n is allowed).
     p : array_like

@@ -8,6 +8,7 @@ limiting form (delta -> 1 as sigma -> 0).  Never against the code's own output.
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 
@@ -322,3 +323,74 @@ def test_mc_delta_nan_statistic_and_huge_eps():
         audit.mc_delta(lambda Y: float(Y[0, 0]), X, Xp, 1.0, 1000.0, 40, 1)
     out = audit.mc_delta(lambda Y: float(Y[0, 0]), X, Xp, 1.0, 700.0, 40, 1)
     assert all(np.isfinite(out[k]) for k in ("delta", "ci_low", "ci_high", "se"))
+
+
+# --------------------------------------------------------------------------- issue 17, section 3: input refused
+
+
+def test_counts_above_2_to_the_53_are_refused_not_rounded():
+    """sigma_b(..., 2**53 + 1, ...) computed as 2**53 (a float cannot hold 2**53 + 1)."""
+    for n in (2**53 + 1, [100, 2**53 + 1], np.array([2**53 + 1], dtype=np.int64)):
+        with pytest.raises(ValueError, match=r"\bn must be .*<= 2\*\*53.*got 9007199254740993"):
+            bounds.sigma_b(0.1, 0.01, n, 5)
+    with pytest.raises(ValueError, match=r"block_sizes .*got 9007199254740993"):
+        bounds.sigma_b_block(0.1, 0.01, [100, 2**53 + 1], 5)
+    assert bounds.sigma_b(0.1, 0.01, 2**53, 5) > 0  # the cap itself is inside
+
+
+def test_bools_and_text_are_not_numbers_and_flags_are_bools():
+    from dpmask import mechanisms, rivals
+
+    X = np.zeros((6, 2))
+    for rng in (True, False, np.bool_(True)):
+        with pytest.raises(TypeError, match=r"\brng\b.*bool"):
+            mechanisms.release_b(X, 1.0, rng=rng)
+    with pytest.raises(ValueError, match=r"\beps must be a real number, got the text '0\.1'"):
+        bounds.sigma_b("0.1", 0.01, 100, 5)
+    with pytest.raises(ValueError, match=r"\beps\b.*text"):
+        rivals.sigma_gram("0.1", 0.01, 5)
+    with pytest.raises(ValueError, match=r"\bdelta\b.*text"):
+        bounds.best_sufficient_sigma(0.1, "0.01", 100, 5)
+    with pytest.raises(TypeError, match=r"\bn\b.*bool"):
+        bounds.sigma_b(0.1, 0.01, [100, True], 5)
+    for fn in (lambda c: bounds.g_b(1.0, 0.1, 0.01, 100, 5, corrected=c),
+               lambda c: bounds.sigma_b(0.1, 0.01, 100, 5, corrected=c),
+               lambda c: bounds.sigma_b_block(0.1, 0.01, [100], 5, corrected=c),
+               lambda c: bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected=c),
+               lambda c: table.table1(corrected=c)):
+        for flag in ("no", 0, None, 1):
+            with pytest.raises(TypeError, match=r"corrected must be True or False"):
+                fn(flag)
+
+
+def test_one_eps_domain_for_the_package():
+    """best_sufficient_sigma and sigma_gram refused eps = 1e5 while sigma_b accepted it; the
+    docstrings said eps > 0 and the module [1e-100, 1e100].  Now [1e-100, 1e4] everywhere."""
+    from dpmask import _validate, rivals
+
+    assert _validate.EPS_DOMAIN == (1e-100, 1e4)
+    calls = [lambda e: bounds.sigma_b(e, 0.01, 100, 5), lambda e: bounds.g_b(1.0, e, 0.01, 100, 5),
+             lambda e: bounds.best_sufficient_sigma(e, 0.01, 100, 5), lambda e: bounds.sufficient_sigma(e, 0.01, 100, 5),
+             lambda e: rivals.sigma_gram(e, 0.01, 5), lambda e: exact.analytic_gaussian_sigma(e, 0.01),
+             lambda e: exact.analytic_gaussian_delta(e, 1.0), lambda e: rivals.sigma_low_large_n(e, 0.01, 100, 5)]
+    for call in calls:
+        for bad in (1e5, 1e4 * (1 + 1e-15), 1e-101):
+            with pytest.raises(ValueError, match=r"eps must lie in \[1e-100, 10000\]"):
+                call(bad)
+        for good in (1e-100, 1e4):
+            assert np.isfinite(call(good))
+    for mod in (bounds, exact, rivals):
+        text = " ".join(f.__doc__ or "" for f in vars(mod).values() if callable(f)) + (mod.__doc__ or "")
+        assert not re.search(r"\beps\b[^\n]*1e100", text), mod.__name__
+        assert "eps > 0" not in text, mod.__name__
+
+
+def test_analytic_gaussian_pair_is_consistent_at_the_corners():
+    """analytic_gaussian_sigma(1e-100, 1e-300) returned 3.0e101, which analytic_gaussian_delta
+    refused (its sigma domain ended at 1e100)."""
+    for eps in (1e-100, 1.0, 1e4):
+        for delta in (1e-300, 0.5, 1 - 2e-12):
+            s = exact.analytic_gaussian_sigma(eps, delta)
+            log_d = exact.analytic_gaussian_log_delta(eps, s)
+            assert log_d <= np.log(delta) and log_d == pytest.approx(np.log(delta), rel=1e-9, abs=1e-12)
+    assert exact.analytic_gaussian_sigma(1e-100, 1e-300) == pytest.approx(3.0e101, rel=1e-2)

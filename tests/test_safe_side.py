@@ -364,3 +364,52 @@ def test_masked_p1_sigma_is_never_too_small(eps, delta, n):
         m = float((mp.mpf(delta) - mp_pair_delta(eps, s, n, *pair)) / mp.mpf(delta))
         _record("masked_p1_sigma", m)
         assert m >= 0, (pair, m)
+
+
+# --------------------------------------------------------------------------- the tails themselves
+
+
+def mp_ncx2_cdf(x, k, lam, dps=30):
+    """P[chi2_k(lam) <= x] = sum_j Pois(j; lam/2) P(k/2 + j, x/2), from j = 0 (the lower tail's
+    terms fall with j) until they are below 1e-30 of the sum."""
+    with mp.workdps(dps):
+        x, k, lam = mp.mpf(x), mp.mpf(k), mp.mpf(lam)
+        total, j = mp.mpf(0), 0
+        while True:
+            term = mp.exp(-lam / 2 + j * mp.log(lam / 2) - mp.loggamma(j + 1)) if lam > 0 else mp.mpf(j == 0)
+            term *= mp.gammainc(k / 2 + j, 0, x / 2, regularized=True)
+            total += term
+            if (j > lam / 2 and term < total * mp.mpf(10) ** -30) or (lam == 0 and j > 0):
+                return total
+            j += 1
+
+
+@pytest.mark.parametrize("k, lam", [(2, 0.0), (2, 10.0), (10, 1000.0), (101, 300.0), (2e4, 50.0), (2e9, 3.0)])
+def test_noncentral_chi_square_far_upper_tail_against_mpmath(k, lam):
+    """dpmask._ncx2.logsf where scipy fails (below about e^-460 for lam >= 100, -inf below e^-745):
+    at Birge's points for e^-60 ... e^-800 the log tail agrees with mpmath to 1e-12 relative."""
+    from dpmask import _ncx2
+
+    for L in (60, 300, 700, 800):
+        x = k + lam + 2 * math.sqrt((k + 2 * lam) * L) + 2 * L
+        truth = mp.log(mp_ncx2_sf(x, k, lam, dps=30))
+        got = float(_ncx2.logsf(x, k, lam))
+        err = abs(got - float(truth)) / max(1.0, abs(float(truth)))
+        _record("error of the log upper tail (dpmask._ncx2.logsf), relative", -err)
+        assert err < 1e-12, (k, lam, L, got, float(truth))
+
+
+@pytest.mark.parametrize("k, lam, x", [
+    (2, 1000.0, 1.808e-32), (2, 2000.0, 401.6), (10, 1000.0, 9.451e-11), (100, 1000.0, 222.1),
+    (3, 600.0, 4.149e-21), (2, 1e4, 6424.0),
+])
+def test_noncentral_chi_square_far_lower_tail_against_mpmath(k, lam, x):
+    """dpmask._ncx2.logcdf where scipy gives -inf or loses the tail (log cdf -180 ... -1100), both
+    quadratures (Laguerre from x towards 0, Legendre over [0, x] for small x)."""
+    from dpmask import _ncx2
+
+    truth = float(mp.log(mp_ncx2_cdf(x, k, lam)))
+    got = float(_ncx2.logcdf(x, k, lam))
+    err = abs(got - truth) / max(1.0, abs(truth))
+    _record("error of the log lower tail (dpmask._ncx2.logcdf), relative", -err)
+    assert truth < -150 and err < 1e-12, (got, truth)
