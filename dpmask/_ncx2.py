@@ -1,15 +1,18 @@
 r"""Tails of the noncentral chi-square law in log space, accurate where scipy's are not.
 
 ``scipy.stats.ncx2`` (Boost) sums its Poisson mixture in floating point: it is
-accurate to about 1e-12 in the log of a tail down to about 1e-100, but further
-out the terms it sums underflow or its series stops early, and it under-states
-the tail by factors up to 1e300 (``ncx2.isf(1e-300, 2, 1825)`` is the quantile
-of about 1e-191; ``ncx2.logsf`` of a point whose tail is 1e-260 may be ``-inf``).
-A privacy bound built on such a quantile comes out too small.
+accurate to about 1e-12 in the log of an upper tail down to about 1e-100 for
+df up to 1e6, but at df = 2e9 only down to e^-40 (beyond, its log tail is off
+by up to 1e-7), and further out the terms it sums underflow or its series stops
+early: it under-states the tail by factors up to 1e300 (``ncx2.isf(1e-300, 2,
+1825)`` is the quantile of about 1e-191; ``ncx2.logsf`` of a point whose tail
+is 1e-260 may be ``-inf``).  A privacy bound built on such a quantile comes out
+too small.  (``ncx2.logpdf`` fails too, e.g. ``-inf`` at (1000, 1000, 10.5);
+this module computes its own log density.)
 
-This module keeps scipy where it was measured accurate (a log tail above
-``TRUST_LOG`` = -150) and replaces it further out by a quadrature of the
-density written in log space:
+This module keeps scipy where it was measured accurate (a log upper tail above
+``TRUST_LOG`` = -40, a log lower tail above ``TRUST_LOG_LOWER`` = -150) and
+replaces it further out by a quadrature of the density written in log space:
 
 .. math::
 
@@ -17,11 +20,12 @@ density written in log space:
         \exp\bigl(\ell(x + v/\kappa) - \ell(x) + v\bigr)\, dv,
     \qquad \ell = \log f,\ \kappa = -\ell'(x) > 0,
 
-by 40-point Gauss-Laguerre (the lower tail likewise, from x towards 0).  The
-density of :math:`\chi^2_k(\lambda)` is log-concave (k >= 2), so the bracket
-is at most 1 and, beyond a log tail of -150, flat to within a relative
-curvature of about :math:`1/z^2 < 0.004` (z the standard score): the rule is
-exact to rounding there.  The density is
+by 20-point Gauss-Laguerre (the lower tail likewise, from x towards 0, or
+64-point Gauss-Legendre over [0, x] where x is small).  The density of
+:math:`\chi^2_k(\lambda)` is log-concave (k >= 2), so the bracket is at most 1
+and, in the far tail, flat to within a relative curvature of about
+:math:`1/z^2` (z the standard score): against mpmath the rule is within
+3e-11 of the log tail from -5 outward (checked for df from 2 to 2e9).  The density is
 
 .. math::
 
@@ -31,7 +35,7 @@ with the central part written without cancellation
 (:math:`-a\,(u - \log(1+u)) + \dots` with a = k/2, u = t/k - 1) and the
 hypergeometric part from :mod:`dpmask.gq` (uniform asymptotic expansion for
 large orders).  Its error is a few ulp of :math:`\lambda + |\ell|` (the terms
-:math:`-\lambda/2` and the hypergeometric one cancel), hence :func:`log_error`.
+:math:`-\lambda/2` and the hypergeometric one cancel).
 
 Private: :mod:`dpmask.bounds` and :mod:`dpmask.exact` use it; its accuracy is
 checked against mpmath in ``tests/test_safe_side.py``.
@@ -46,8 +50,13 @@ from scipy import special, stats
 
 from . import gq
 
-#: scipy's log tails are trusted above this value (measured accurate to ~1e-11 there).
-TRUST_LOG = -150.0
+#: scipy's log upper tail is used above this value, where it agrees with mpmath to about 1e-12
+#: for df up to 2e9; below it Boost's series loses up to 1e-7 at df = 2e9 (log tail -60 to -300)
+#: and under-states the tail by up to e^300 beyond e^-460, while the quadrature stays within
+#: 3e-11 of mpmath from a log tail of -5 outward.
+TRUST_LOG = -40.0
+#: scipy's (cdflib's) log lower tail is used above this value; it underflows or fails below.
+TRUST_LOG_LOWER = -150.0
 _LAG_X, _LAG_W = np.polynomial.laguerre.laggauss(20)
 _LOG_LAG_W = np.log(_LAG_W)
 _LEG_X, _LEG_W = np.polynomial.legendre.leggauss(64)
@@ -228,7 +237,7 @@ def _scipy_log(noncentral, central, x, k, lam):
 
 
 def logsf(x, k, lam):
-    """log P[T > x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG``, the quadrature below."""
+    """log P[T > x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG`` (-40), the quadrature below."""
     x, k, lam = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, k, lam)))
     out = _scipy_log(stats.ncx2.sf, stats.chi2.sf, x, k, lam)
     far = ~(out >= TRUST_LOG) & (x > 0)
@@ -239,10 +248,10 @@ def logsf(x, k, lam):
 
 
 def logcdf(x, k, lam):
-    """log P[T <= x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG``, the quadrature below."""
+    """log P[T <= x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG_LOWER`` (-150), the quadrature below."""
     x, k, lam = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, k, lam)))
     out = _scipy_log(stats.ncx2.cdf, stats.chi2.cdf, x, k, lam)
-    far = ~(out >= TRUST_LOG) & (x > 0)
+    far = ~(out >= TRUST_LOG_LOWER) & (x > 0)
     if np.any(far):
         v = _far_lower(x[far], k[far], lam[far])
         out[far] = np.where(np.isnan(v), out[far], v)

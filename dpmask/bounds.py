@@ -27,14 +27,16 @@ noncentral chi-square law, and its root is where the tail beyond
 :math:`x(\sigma) = (\sigma^2\varepsilon - \sqrt p)/c` equals delta.  For
 :math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6` that tail is computed
 accurately: by ``scipy.stats.ncx2`` (Boost's series) down to a log tail of
--150, where it agrees with mpmath to about 1e-12 relative, and below by a
-Gauss-Laguerre quadrature of the log density (``dpmask._ncx2``), because
-there scipy's series under-states the tail by up to a factor 1e300 (its
+-40, where it agrees with mpmath to about 1e-12 for every df up to 2e9, and
+below by a Gauss-Laguerre quadrature of the log density (``dpmask._ncx2``),
+because there scipy's series loses accuracy at large df (1e-7 in the log at
+df = 2e9) and under-states the far tail by up to a factor 1e300 (its
 quantile at delta = 1e-300 is about the 1e-191 quantile).  The computed tail
-is compared with delta moved by an error allowance (1e-10 relative, plus
-2e-18 df relative for the loss of Boost's series at large df), the root is
-found to 4 ulp and then raised until the computed tail is below that target,
-so the returned sigma satisfies g <= 0 with the true quantile.  Beyond that
+is compared with delta moved by an error allowance (1e-10 relative; the
+measured error is below 1e-12), taken 8 ulp short of x (which covers the
+rounding of sigma and of x itself), the root is found to 4 ulp and then
+raised until the computed tail is below that target, so the returned sigma
+satisfies g <= 0 with the true quantile.  Beyond that
 range (huge n, or tiny sigma in :func:`g_b`) Birge's rigorous upper bound on
 the tail replaces it,
 :math:`\gamma_{\delta;k,\lambda} \le k + \lambda + 2\sqrt{(k+2\lambda)x} + 2x`
@@ -103,9 +105,11 @@ _NEAR_ONE = " (nearer 1 the noncentral chi-square quantile is not accurate)"
 #: dpmask._ncx2) is used; beyond, Birge's rigorous bound.
 _EXACT_DF_MAX = 2e9
 _EXACT_NC_MAX = 1e6
-#: Relative allowance for the error of a computed log tail, and its growth with df (see _slack).
+#: Relative allowance for the error of a computed log tail (see _slack).
 _TAIL_RTOL = 1e-10
-_TAIL_DF_RTOL = 2e-18
+#: Factor by which rigorous bracket ends are raised so that they stay on the safe side of the
+#: criterion evaluated 8 ulp short of x.
+_ULP_UP = 1.0 + 64.0 * np.finfo(float).eps
 _CLIP = 1e4
 
 
@@ -138,14 +142,12 @@ def _birge_quantile(log_delta, df, nc):
 
 
 def _slack(log_target, df):
-    """Allowance for the error of a computed log tail near log_target with df degrees of freedom.
+    """Allowance for the error of a computed log tail near log_target (df up to 2e9).
 
-    scipy's tail (Boost's series) loses accuracy in proportion to df: against mpmath its log
-    tail was off by up to 5e-11 at df = 1e6 and 9e-8 at df = 2e9 (log tail -230), about
-    2e-19 df |log tail|; the allowance is ten times that, plus 1e-10 relative.
+    Against mpmath the log tails of dpmask._ncx2 were within 1e-12 relative (3e-11 absolute)
+    over df from 2 to 2e9; the allowance is 1e-10 relative, at least 1e-10.
     """
-    size = np.maximum(1.0, np.abs(log_target))
-    return (_TAIL_RTOL + _TAIL_DF_RTOL * df) * size
+    return _TAIL_RTOL * np.maximum(1.0, np.abs(log_target)) + 0.0 * df
 
 
 def _tail_excess(x, delta, df, nc):
@@ -194,7 +196,7 @@ def _ncx2_isf_upper(delta, df, nc):
     if not np.any(exact):
         return out
     d, k, lam = delta[exact], df[exact], nc[exact]
-    hi = _birge_quantile(np.log(d) - _slack(np.log(d), k), k, lam)
+    hi = _birge_quantile(np.log(d) - _slack(np.log(d), k), k, lam) * _ULP_UP
     # P[T <= k + l - 2 sqrt((k + 2 l) y)] <= e^-y with e^-y = 1 - delta: a point with tail >= delta
     y = -np.log1p(-d)
     lo = np.maximum(k + lam - 2.0 * np.sqrt((k + 2.0 * lam) * y), 0.0)
@@ -413,7 +415,8 @@ def _solve_sigma_b(eps, delta, n, p, corrected):
     root_p = np.sqrt(p)
     log_d = np.log(delta)
     s_lo = root_p / eps
-    s_hi = (c * _birge_quantile(log_d - _slack(log_d, df), df, p / s_lo) + root_p) / eps
+    # (the quantile bound raised by 64 ulp: the tail is taken 8 ulp short of x, see _tail_excess)
+    s_hi = (c * _birge_quantile(log_d - _slack(log_d, df), df, p / s_lo) * _ULP_UP + root_p) / eps * _ULP_UP
 
     def h(s, eps, delta, p, df, c):
         return _tail_excess((s * eps - np.sqrt(p)) / c, delta, df, p / s)
