@@ -9,7 +9,6 @@ limiting form (delta -> 1 as sigma -> 0).  Never against the code's own output.
 from __future__ import annotations
 
 import re
-import time
 import warnings
 
 import mpmath as mp
@@ -69,12 +68,11 @@ def test_masked_p1_delta_is_one_at_tiny_sigma(sigma):
     s = 1.0 / (2.0 * sigma) if sigma > 1e-150 else 1e150
     lower = 1.0 - stats.norm.cdf(-s) - np.e * stats.chi2.sf(s * s, 10)
     assert lower == 1.0
-    t0 = time.perf_counter()
     assert exact.masked_p1_delta(1.0, sigma, 10) == 1.0
     assert exact.masked_p1_log_delta(1.0, sigma, 10) == 0.0
     v, a, b = exact.masked_p1_worst_pair(1.0, sigma, 10)
     assert (v, a, b) == (0.0, 1.0, 0.0)
-    assert time.perf_counter() - t0 < 2.0
+    # (its speed, the rigorous shortcut against the full search, is timed in benchmarks/bench_guards.py)
 
 
 def test_masked_p1_delta_is_monotone_through_the_switch():
@@ -245,12 +243,11 @@ def test_table1_huge_n():
 # --------------------------------------------------------------------------- exact: caps and speed
 
 
-def test_masked_p1_sigma_caps_n_quickly():
-    """masked_p1_sigma(0.1, 0.01, 1e12) ran for minutes."""
-    t0 = time.perf_counter()
+def test_masked_p1_sigma_caps_n():
+    """masked_p1_sigma(0.1, 0.01, 1e12) ran for minutes; now n is refused before any search
+    (how fast, against a full solve, is timed in benchmarks/bench_guards.py)."""
     with pytest.raises(ValueError, match=r"\bn\b.*1e\+06"):
         exact.masked_p1_sigma(0.1, 0.01, 1e12)
-    assert time.perf_counter() - t0 < 1.0
 
 
 def test_exact_shape_mismatch_names_arguments():
@@ -394,3 +391,36 @@ def test_analytic_gaussian_pair_is_consistent_at_the_corners():
             log_d = exact.analytic_gaussian_log_delta(eps, s)
             assert log_d <= np.log(delta) and log_d == pytest.approx(np.log(delta), rel=1e-9, abs=1e-12)
     assert exact.analytic_gaussian_sigma(1e-100, 1e-300) == pytest.approx(3.0e101, rel=1e-2)
+
+
+# --------------------------------------------------------------------------- issue 17, section 2: no crash inside
+
+
+def test_masked_p1_sigma_settles_at_tiny_delta_and_around():
+    """masked_p1_sigma(1e-4, 1e-250, 10000) raised "worst-pair search did not settle": scipy's
+    noncentral chi-square tails, wrong by factors up to 1e100 there, made pair after pair look
+    worse.  With accurate tails the search settles; its neighbourhood too (eps in [1e-4, 100],
+    delta from 1e-250 to 1 - 1e-11, n from 2 to 1e6, 990 points, ran clean when this was fixed)."""
+    eps = np.array([1e-4, 2e-4, 1e-3])[:, None]
+    delta = np.array([1e-250, 1e-240, 1e-200])[None, :]
+    for n in (3000, 10000, 30000):
+        s = exact.masked_p1_sigma(eps, delta, n)
+        assert np.all(np.isfinite(s) & (s > 0))
+        assert np.all(np.diff(s, axis=1) < 0)  # more noise for a smaller delta
+    d = exact.masked_p1_delta(1e-4, exact.masked_p1_sigma(1e-4, 1e-250, 10000), 10000)
+    assert d <= 1e-250 and d == pytest.approx(1e-250, rel=1e-6)
+
+
+def test_sigma_lower_bound_settles_at_tiny_delta_and_around():
+    """audit.sigma_lower_bound(100, 1e-250, 21, 20) raised the same error (the only point of
+    the issue's grid eps {1e-4, ..., 100} x delta {1e-250, ..., 0.9} at n = 21, p = 20 that did);
+    that grid at eight (n, p) from (2, 1) to (10000, 3), both statistics, ran clean when this was
+    fixed."""
+    from dpmask import audit
+
+    for eps in (20.0, 100.0):
+        lo = audit.sigma_lower_bound(eps, np.array([1e-250, 1e-200]), 21, 20)
+        assert np.all(np.isfinite(lo) & (lo > 0)) and lo[0] > lo[1]
+    # a lower bound: the projection statistic is not (eps, delta)-DP just below it
+    lo = audit.sigma_lower_bound(100.0, 1e-250, 21, 20, "projection")
+    assert audit.statistic_log_delta(100.0, lo * (1 - 1e-6), 21, 20) >= np.log(1e-250)

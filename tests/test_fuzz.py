@@ -13,7 +13,8 @@ must end in one of two ways:
   arguments.
 
 Anything else (NaN, RuntimeError, OverflowError, LinAlgError, a numpy message
-such as "shape mismatch: arg 0", a call that overruns the deadline) fails.
+such as "shape mismatch: arg 0", a call that overruns the deadline, a hang guard of 30 times
+the slowest typical call) fails.
 
 Skipped, with the reason:
 """
@@ -438,8 +439,12 @@ def test_extremes_give_finite_values_or_named_errors(key):
         "analytic_gaussian_sigma", "setting_a_criterion_delta", "setting_a_criterion_sigma")
     slow = slow or key in (("wishart", "orthogonal_family_sigma"), ("wishart", "masked_pair_log_delta"))
 
-    @settings(max_examples=SCALE * (60 if slow else 250), deadline=6000 if slow else 2000, derandomize=SCALE == 1,
-              suppress_health_check=list(HealthCheck), database=None)
+    # The deadline is a hang guard, not a timing test (issue 17: no timed asserts): a call that
+    # runs for minutes (as masked_p1_sigma at n = 1e12 once did) fails it, but it is 30 times the
+    # slowest typical call (about 2 s for the exact searches, 0.5 s for the rest) so that a
+    # loaded machine does not.
+    @settings(max_examples=SCALE * (60 if slow else 250), deadline=60000 if slow else 15000,
+              derandomize=SCALE == 1, suppress_health_check=list(HealthCheck), database=None)
     @given(_calls(spec))
     def run(kwargs):
         with warnings.catch_warnings():

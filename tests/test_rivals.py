@@ -393,9 +393,9 @@ def test_sigma_low_large_n_matches_the_exact_projection_bound():
         np.testing.assert_allclose(approx, exact_low, rtol=0.01)
 
 
-def test_rivals_explorer_shows_independently_computed_numbers_and_updates_fast():
-    import time
-
+def test_rivals_explorer_shows_independently_computed_numbers():
+    """The panel after five slider moves (how fast each update is, against a recomputation of
+    Table 1 in the same run, is timed in benchmarks/bench_guards.py)."""
     pytest.importorskip("ipywidgets")
     pytest.importorskip("matplotlib")
     import re
@@ -410,13 +410,8 @@ def test_rivals_explorer_shows_independently_computed_numbers_and_updates_fast()
         return {k: float(v) for k, v in re.findall(r"data-key='(\w+)'[^>]*>([^<]*)<", html)}
 
     assert bytes(box.children[2].value[:8]) == b"\x89PNG\r\n\x1a\n"
-    times = []
     for key, value in [("n", 10**6), ("p", 5), ("estimand", "corr"), ("ε", 0.01), ("δ", 0.001)]:
-        t0 = time.process_time()
         controls[key].value = value
-        times.append(time.process_time() - t0)
-    # CPU time (the machine is shared); the classroom target is 100 ms per update
-    assert np.median(times) < 0.1, times
     vals = shown()
     e, d, n = controls["ε"].value, controls["δ"].value, int(round(controls["n"].value))
     M = rivals.example_moments(5)

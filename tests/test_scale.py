@@ -525,11 +525,9 @@ def test_balanced_chunks_refuses_bad_targets():
         scale.balanced_chunks(5, 0)
 
 
-def test_size_caps_refuse_at_once_with_named_arguments():
-    # Beyond MAX_CHUNKS row chunks a graph takes minutes to build; refuse before building it.
-    import time
-
-    start = time.perf_counter()
+def test_size_caps_refuse_with_named_arguments():
+    # Beyond MAX_CHUNKS row chunks a graph takes minutes to build; refuse before building it
+    # (how fast, against building a small graph, is timed in benchmarks/bench_guards.py).
     with pytest.raises(ValueError, match=r"target must be >= 10000000 for n=1000000000000, got 7"):
         scale.balanced_chunks(1e12, 7)
     with pytest.raises(ValueError, match=r"chunks must be >= 10000000 .*got 1000000"):
@@ -544,7 +542,6 @@ def test_size_caps_refuse_at_once_with_named_arguments():
         scale.balanced_chunks(2**53 + 1, 2**40)
     with pytest.raises(ValueError, match=r"X gives 100001 row chunks"):
         scale.release_block_dask(da.zeros((300_003, 2), chunks=(3, 2)), 1.0)
-    assert time.perf_counter() - start < 5
     # at the cap itself the sizes are right
     sizes = scale.balanced_chunks(10**12, 10**7)
     assert len(sizes) == scale.MAX_CHUNKS and sum(sizes) == 10**12
