@@ -81,7 +81,8 @@ def _refuse_text_and_bools(value, name):
     numpy would turn ``"0.1"`` into 0.1 and ``True`` into 1.0; the package does not.
     """
     if isinstance(value, _TEXT):
-        raise ValueError(f"{name} must be a real number, got the text {value!r} (text is not read as a number)")
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got the text {value!r} "
+                         "(text is not read as a number)")
     if isinstance(value, _BOOL):
         raise TypeError(f"{name} must be a number, got the bool {value!r} (a bool is not a number)")
     if isinstance(value, np.ndarray):

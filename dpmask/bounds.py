@@ -141,13 +141,13 @@ def _birge_quantile(log_delta, df, nc):
     return df + nc + 2.0 * np.sqrt((df + 2.0 * nc) * y) + 2.0 * y
 
 
-def _slack(log_target, df):
+def _slack(log_target):
     """Allowance for the error of a computed log tail near log_target (df up to 2e9).
 
     Against mpmath the log tails of dpmask._ncx2 were within 1e-12 relative (3e-11 absolute)
     over df from 2 to 2e9; the allowance is 1e-10 relative, at least 1e-10.
     """
-    return _TAIL_RTOL * np.maximum(1.0, np.abs(log_target)) + 0.0 * df
+    return _TAIL_RTOL * np.maximum(1.0, np.abs(log_target))
 
 
 def _tail_excess(x, delta, df, nc):
@@ -170,10 +170,10 @@ def _tail_excess(x, delta, df, nc):
     with np.errstate(divide="ignore", invalid="ignore"):
         m = exact & upper
         if np.any(m):
-            out[m] = _ncx2.logsf(x[m], df[m], nc[m]) - log_d[m] + _slack(log_d[m], df[m])
+            out[m] = _ncx2.logsf(x[m], df[m], nc[m]) - log_d[m] + _slack(log_d[m])
         m = exact & ~upper
         if np.any(m):
-            out[m] = log_c[m] + _slack(log_c[m], df[m]) - _ncx2.logcdf(x[m], df[m], nc[m])
+            out[m] = log_c[m] + _slack(log_c[m]) - _ncx2.logcdf(x[m], df[m], nc[m])
         far = ~exact
         if np.any(far):
             bound = _birge_log_tail(x[far], df[far], nc[far])
@@ -196,7 +196,7 @@ def _ncx2_isf_upper(delta, df, nc):
     if not np.any(exact):
         return out
     d, k, lam = delta[exact], df[exact], nc[exact]
-    hi = _birge_quantile(np.log(d) - _slack(np.log(d), k), k, lam) * _ULP_UP
+    hi = _birge_quantile(np.log(d) - _slack(np.log(d)), k, lam) * _ULP_UP
     # P[T <= k + l - 2 sqrt((k + 2 l) y)] <= e^-y with e^-y = 1 - delta: a point with tail >= delta
     y = -np.log1p(-d)
     lo = np.maximum(k + lam - 2.0 * np.sqrt((k + 2.0 * lam) * y), 0.0)
@@ -416,7 +416,7 @@ def _solve_sigma_b(eps, delta, n, p, corrected):
     log_d = np.log(delta)
     s_lo = root_p / eps
     # (the quantile bound raised by 64 ulp: the tail is taken 8 ulp short of x, see _tail_excess)
-    s_hi = (c * _birge_quantile(log_d - _slack(log_d, df), df, p / s_lo) * _ULP_UP + root_p) / eps * _ULP_UP
+    s_hi = (c * _birge_quantile(log_d - _slack(log_d), df, p / s_lo) * _ULP_UP + root_p) / eps * _ULP_UP
 
     def h(s, eps, delta, p, df, c):
         return _tail_excess((s * eps - np.sqrt(p)) / c, delta, df, p / s)

@@ -342,7 +342,7 @@ def test_bools_and_text_are_not_numbers_and_flags_are_bools():
     for rng in (True, False, np.bool_(True)):
         with pytest.raises(TypeError, match=r"\brng\b.*bool"):
             mechanisms.release_b(X, 1.0, rng=rng)
-    with pytest.raises(ValueError, match=r"\beps must be a real number, got the text '0\.1'"):
+    with pytest.raises(ValueError, match=r"\beps must be a real number or an array of real numbers, got the text '0\.1'"):
         bounds.sigma_b("0.1", 0.01, 100, 5)
     with pytest.raises(ValueError, match=r"\beps\b.*text"):
         rivals.sigma_gram("0.1", 0.01, 5)
