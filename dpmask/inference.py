@@ -376,6 +376,7 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     1.9929
     """
     G = _check_gram(G, batch=True)
+    check_flag(conditional, "conditional")
     p = G.shape[-1]
     n = _check_n(n, p)
     response = _check_column(response, p, "response")
@@ -390,7 +391,6 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
     df = n - k
     noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
-    check_flag(conditional, "conditional")
     if correct_noise and noise == "gram":
         Gc = G.copy()
         if intercept is not None:
