@@ -9,7 +9,7 @@ function solves, at the sigma it returns, and asserts that the sigma is not too 
 * Theorem 3.4 (``sigma_b`` and every function built on it): g(sigma) <= 0, i.e. the
   noncentral chi-square tail beyond x(sigma) = (sigma^2 eps - sqrt p)/c is at most delta,
   with the tail from mpmath as a Poisson mixture of regularized incomplete gamma functions
-  (summed around its largest term, 20 digits); where the degrees of freedom exceed 2e9
+  (summed around its largest term, 20 digits, 40 near delta = 1); above 2e9 degrees of freedom
   (n up to 2**53) Chernoff's bound on that tail, exp(inf_t [log E e^{tT} - t x]), in
   closed form, a rigorous upper bound, replaces it;
 * Setting B with p = 1 (``masked_p1_sigma``): the hockey stick of the pair
