@@ -35,7 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma, check_single_sigma
+from ._validate import (COUNT_MAX, as_float_array, as_rng, check_flag, check_int, check_matrix, check_sigma,
+                        check_single_sigma)
 
 __all__ = [
     "OLSResult",
@@ -140,6 +141,7 @@ def _check_noise(noise, sigma, tau, correct_noise):
     model's own one (sigma for "mask", tau for "gram") is required and
     returned as a validated float.
     """
+    check_flag(correct_noise, "correct_noise")
     if noise not in ("mask", "gram"):
         raise ValueError(f"noise must be 'mask' (a release's Gram matrix) or 'gram' (the Gaussian mechanism "
                          f"on the Gram matrix), got {noise!r}")
@@ -354,6 +356,7 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     1.9929
     """
     G = _check_gram(G, batch=True)
+    check_flag(conditional, "conditional")
     p = G.shape[-1]
     n = _check_n(n, p)
     response = _check_column(response, p, "response")
