@@ -25,7 +25,7 @@ an upper bound (``masked_p1_delta``: exactly 1 where a rigorous bound puts it
 within 2**-54 of 1, 1e-300 where it underflows) and a sufficient sigma by a
 larger one: ``analytic_gaussian_sigma`` and ``masked_p1_sigma`` are raised
 after their root search until the computed delta is below the target by more
-than its own error (by 5e-14 max(1, |log delta|) and 1e-11 |log delta|), so
+than its own error (by 5e-14 max(1, abs(log delta)) and 1e-11 abs(log delta)), so
 that the true delta is at most the target (``tests/test_safe_side.py`` checks
 this against mpmath); as sigma -> 0 delta -> 1 for every fixed eps.
 For the noncentral chi-square curves (Setting B, p = 1): eps in
@@ -77,7 +77,7 @@ _SQRT_PI = np.sqrt(np.pi)
 # 16-point Gauss-Legendre rule on [-1, 1], for the difference of two erfcx values.
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
 _TOL = dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0, frtol=0.0)
-#: Margin, relative to max(1, |log delta|), by which a solved Gaussian sigma keeps the computed
+#: Margin, relative to max(1, abs(log delta)), by which a solved Gaussian sigma keeps the computed
 #: log delta under the target: over three times the largest error measured against 400-digit
 #: mpmath (1.5e-14 on a grid of 256 (eps, delta) over the whole domain).
 _GAUSS_LOG_SLACK = 5e-14
@@ -300,7 +300,7 @@ def analytic_gaussian_delta(eps, sigma):
 
 
 def _criterion_tail_excess(sigma, eps, log_delta):
-    """log P[Z > sigma eps - 1/(2 sigma)] minus log delta, with a margin of 1e-14 max(1, |log delta|)."""
+    """log P[Z > sigma eps - 1/(2 sigma)] minus log delta, with a margin of 1e-14 max(1, abs(log delta))."""
     return special.log_ndtr(0.5 / sigma - eps * sigma) - log_delta + 1e-14 * np.maximum(1.0, np.abs(log_delta))
 
 
@@ -364,7 +364,7 @@ def analytic_gaussian_sigma(eps, delta):
     -------
     float or ndarray
         Solved to 4 ulp in log sigma, then raised until the computed delta is
-        below the target by 5e-14 max(1, |log delta|), more than three times
+        below the target by 5e-14 max(1, abs(log delta)), more than three times
         its error: at the returned sigma the true delta (400-digit mpmath)
         never exceeds the target, and lies within about 1e-10 relative of it.
 
@@ -812,7 +812,7 @@ def _pair_sigma(eps, log_delta, df, a, b):
 #: Relative tolerance on log delta when the worst-pair search checks a solved sigma
 #: (the hockey stick is computed to about 1e-10 relative in log delta at tiny deltas).
 _LOG_RTOL = 1e-8
-#: Margin, relative to |log delta| (plus 1e-15), by which a solved sigma keeps the computed hockey
+#: Margin, relative to abs(log delta) (plus 1e-15), by which a solved sigma keeps the computed hockey
 #: stick on the safe side of the target: it covers the error against mpmath (below 2e-12 in
 #: log delta, 3e-13 relative), and near delta = 1, where log delta is tiny, stays below 1 - delta.
 _HS_LOG_SLACK = 1e-11
@@ -825,7 +825,7 @@ def _hs_slack(log_delta):
 def _to_safe_side(sigma, eps, log_delta, df, a, b, side):
     """Nudge each sigma until the pair's log delta is on the safe side of the target.
 
-    The target is moved by ``_HS_LOG_SLACK`` |log delta| + 1e-15, which covers the error of the
+    The target is moved by ``_HS_LOG_SLACK`` abs(log delta) + 1e-15, which covers the error of the
     computed hockey stick, so that the true delta is on the safe side too.
     Relative steps 1e-12, 1e-11, ..., 1e-1; delta is monotone in sigma, so they get there.
     """
@@ -1021,7 +1021,7 @@ def masked_p1_sigma(eps, delta, n):
     float or ndarray
         delta(sigma) matches delta to 1e-8 relative and lies on the safe side:
         the computed delta of the worst pair the search finds at the returned
-        sigma is below the target by 1e-11 |log delta| + 1e-15 in log delta,
+        sigma is below the target by 1e-11 abs(log delta) + 1e-15 in log delta,
         more than its error against mpmath (below 2e-12 in log delta, 3e-13
         relative).
 
