@@ -11,6 +11,12 @@
     with ``dpmask_edition = "students"`` (``_ext/publish.py``: solutions out of the pages and the
     search index, solution-free ``_sources``, launch buttons on the students branch), reusing the
     full edition's jupyter-cache, so no notebook runs again.
+``student-notebooks [--out DIR]``
+    Only the solution-free notebooks (no Sphinx, no kernel: the publishing workflow's
+    students-branch job runs this with nothing but Python and PyYAML).
+``students-branch``
+    Print the branch the student edition's launch buttons open (``_config.yml``'s
+    ``dpmask_students_branch``).
 ``students-commit [--ref REF] [--notebooks DIR]``
     Write a commit (with no parent, so that no solution is in its history) whose tree is *REF*'s
     with ``chapters/*.ipynb`` replaced by the solution-free notebooks, and print its hash.  The
@@ -41,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -56,6 +63,7 @@ from book_config import (  # noqa: E402
     readme_with_badge,
     repository,
     repository_problem,
+    students_branch,
     toc_pages,
 )
 from solutions import write_solution_free_tree  # noqa: E402
@@ -118,12 +126,23 @@ def build_students(out: Path, cache: Path) -> int:
     )
 
 
+def write_student_notebooks(out: Path) -> list[Path]:
+    """The chapters without their solutions, under *out*/chapters (what the students branch holds)."""
+    out = Path(out)
+    shutil.rmtree(out, ignore_errors=True)
+    return write_solution_free_tree(ROOT, out)
+
+
+def cmd_student_notebooks(args) -> int:
+    written = write_student_notebooks(Path(args.out))
+    print(f"{len(written)} solution-free notebooks in {Path(args.out).resolve()}/chapters")
+    return 0
+
+
 def cmd_students(args) -> int:
     t0 = time.perf_counter()
-    notebooks = Path(args.notebooks)
-    shutil.rmtree(notebooks, ignore_errors=True)
-    written = write_solution_free_tree(ROOT, notebooks)
-    print(f"{len(written)} solution-free notebooks in {notebooks.resolve()}/chapters")
+    written = write_student_notebooks(Path(args.notebooks))
+    print(f"{len(written)} solution-free notebooks in {Path(args.notebooks).resolve()}/chapters")
     status = build_students(Path(args.out), Path(args.cache))
     if status:
         print(f"the student edition failed to build (status {status})", file=sys.stderr)
@@ -170,6 +189,11 @@ def cmd_students_commit(args) -> int:
     return 0
 
 
+def cmd_students_branch(args) -> int:
+    print(students_branch())
+    return 0
+
+
 # --- the PDF -------------------------------------------------------------------------------
 
 # What only the PDF needs beyond the print rules of _static/dpmask-layout.css: every dropdown
@@ -203,14 +227,15 @@ _HEADINGS = """
   .filter(h => h.getClientRects().length > 0)
   .map(h => {
     const c = h.cloneNode(true);
-    c.querySelectorAll('a.headerlink, mjx-assistive-mml').forEach(e => e.remove());
+    c.querySelectorAll('a.headerlink').forEach(e => e.remove());
     const numberEl = c.querySelector('span.section-number');
     const number = numberEl ? numberEl.textContent.trim().replace(/\\.$/, '') : '';
     if (numberEl) { numberEl.remove(); }
-    // typeset math reads as its TeX source in a bookmark
+    // a typeset formula reads as the characters of its MathML in a bookmark ("p = 2")
     c.querySelectorAll('mjx-container').forEach(m => {
-      const tex = m.getAttribute('aria-label') || '';
-      m.replaceWith(document.createTextNode(tex));
+      const mml = m.querySelector('mjx-assistive-mml');
+      const text = (mml ? mml.textContent : m.getAttribute('aria-label') || '').replace(/\\s+/g, ' ');
+      m.replaceWith(document.createTextNode(text.replace(/([=<>≤≥])/g, ' $1 ').replace(/\\s+/g, ' ').trim()));
     });
     return {level: Number(h.tagName[1]), number: number, title: c.textContent.replace(/\\s+/g, ' ').trim()};
   })
@@ -230,11 +255,16 @@ def _chromium() -> str:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", text.lower())
+    # NFKC: a typeset formula's letters come out of the PDF as mathematical italics (𝑔 for g)
+    return re.sub(r"[^0-9a-z]+", "", unicodedata.normalize("NFKC", text).lower())
 
 
-def _flat_outline(reader) -> list[tuple[str, int]]:
-    """Chromium's own outline of one printed page, flattened in document order: (title, page)."""
+def _words_in(text: str) -> list[str]:
+    return [w for w in re.findall(r"[0-9a-z]+", unicodedata.normalize("NFKC", text).lower()) if len(w) > 2]
+
+
+def _flat_outline(reader) -> list[tuple[str, int, float | None]]:
+    """Chromium's own outline of one printed page, flattened in document order: (title, page, top)."""
     out = []
 
     def walk(items):
@@ -242,33 +272,38 @@ def _flat_outline(reader) -> list[tuple[str, int]]:
             if isinstance(item, list):
                 walk(item)
             else:
-                out.append((str(item.title), reader.get_destination_page_number(item)))
+                top = item.get("/Top")
+                out.append((str(item.title), reader.get_destination_page_number(item), None if top is None else float(top)))
 
     walk(reader.outline)
     return out
 
 
-def _heading_pages(headings: list[dict], chromium_outline: list[tuple[str, int]], page_texts: list[str]) -> list[int]:
-    """The page (0-based, within one printed HTML page) on which each heading is printed.
+def _heading_places(headings: list[dict], chromium_outline, page_texts: list[str]) -> list[tuple[int, float | None]]:
+    """Where each heading is printed: (page, top), the page 0-based within one printed HTML page.
 
-    Chromium's outline (``page.pdf(outline=True)``) gives each heading's page but garbles its
-    title (the number and the text may be repeated); the headings, in the same document order,
-    are matched to it by their text.  A heading Chromium left out is found in the page text.
+    Chromium's outline (``page.pdf(outline=True)``) gives each heading's page and height but
+    garbles its title (the number and the text may be repeated); the headings, in the same
+    document order, are matched to it by their text.  A heading Chromium left out is looked up in
+    the page text (its height then unknown).
     """
-    pages, k = [], 0
+    places, k = [], 0
     for h in headings:
         want = _norm(h["title"])
+        words = _words_in(h["title"])
         j = k
-        while j < len(chromium_outline) and want not in _norm(chromium_outline[j][0]):
+        while j < len(chromium_outline) and not (
+            want in _norm(chromium_outline[j][0]) or (words and all(w in _norm(chromium_outline[j][0]) for w in words))
+        ):
             j += 1
         if j < len(chromium_outline):
-            pages.append(chromium_outline[j][1])
+            places.append(chromium_outline[j][1:])
             k = j + 1
             continue
-        start = pages[-1] if pages else 0
-        hit = next((i for i in range(start, len(page_texts)) if want and want in _norm(page_texts[i])), start)
-        pages.append(hit)
-    return pages
+        start = places[-1][0] if places else 0
+        hit = next((i for i in range(start, len(page_texts)) if words and all(w in _norm(page_texts[i]) for w in words)), start)
+        places.append((hit, None))
+    return places
 
 
 def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
@@ -352,6 +387,7 @@ def _toc_parents(root: Path = ROOT) -> dict[str, str]:
 def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
     """Join the printed pages into *out* with a nested outline; return pages and bookmarks."""
     from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit
 
     writer = PdfWriter()
     parents = _toc_parents()
@@ -363,15 +399,17 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
         start = len(writer.pages)
         writer.append(str(part["file"]), import_outline=False)
         headings = part["headings"]
-        pages = _heading_pages(headings, _flat_outline(reader), texts)
+        places = _heading_places(headings, _flat_outline(reader), texts)
         stack = [(0, page_item.get(parents.get(part["name"])))]  # (level, outline item)
         if not headings:  # a page without a heading still gets its bookmark
-            headings, pages = [{"level": 1, "number": "", "title": part["title"]}], [0]
-        for h, p in zip(headings, pages):
+            headings, places = [{"level": 1, "number": "", "title": part["title"]}], [(0, None)]
+        for h, (p, top) in zip(headings, places):
             label = f"{h['number']} {h['title']}".strip()
             while len(stack) > 1 and stack[-1][0] >= h["level"]:
                 stack.pop()
-            item = writer.add_outline_item(label, start + p, parent=stack[-1][1])
+            # the bookmark opens the page at the heading (tests/test_publish.py reads its height)
+            fit = Fit.xyz(left=0, top=top) if top is not None else Fit.fit()
+            item = writer.add_outline_item(title=label, page_number=start + p, parent=stack[-1][1], fit=fit)
             n_bookmarks += 1
             if h["level"] == 1 and part["name"] not in page_item:
                 page_item[part["name"]] = item
@@ -435,6 +473,11 @@ def main(argv=None) -> int:
     s.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))
     s.add_argument("--cache", default=str(out_root / ".jupyter_cache"))
     s.set_defaults(func=cmd_students)
+    n = sub.add_parser("student-notebooks", help="only the solution-free notebooks (no HTML)")
+    n.add_argument("--out", default=str(out_root / "students" / "notebooks"))
+    n.set_defaults(func=cmd_student_notebooks)
+    br = sub.add_parser("students-branch", help="print the branch the student edition's launch buttons open")
+    br.set_defaults(func=cmd_students_branch)
     c = sub.add_parser("students-commit", help="a parentless commit of the solution-free tree (for the students branch)")
     c.add_argument("--ref", default="HEAD")
     c.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))

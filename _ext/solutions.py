@@ -16,14 +16,17 @@ A chapter writes a solution in one of two forms (sphinx-exercise):
 
 :func:`strip_solutions` removes both, with everything they enclose: the markdown between the
 fences and every code cell between a ``solution-start`` and its ``solution-end`` (the solution's
-code and its hidden asserts).  Text before a solution (the exercise) and after it stays; a cell
-left empty is dropped.  The result is what ``make book-students`` writes to
+code and its hidden asserts), and then every solution-only code cell elsewhere: one that reads a
+name only a solution's code binds (a hidden ``assert`` on the solution placed after its end), so
+that the notebook still runs top to bottom.  Text before a solution (the exercise) and after it
+stays; a cell left empty is dropped.  The result is what ``make book-students`` writes to
 ``_build/students/notebooks``, what the student HTML serves under ``_sources/`` and what the
 publishing workflow pushes to the branch the student edition's launch buttons open.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -80,24 +83,72 @@ def _strip_markdown(text: str, inside: bool) -> tuple[str, bool]:
     return out, inside
 
 
+def _source(cell) -> str:
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
+def _bound_and_read(code: str) -> tuple[set[str], set[str]]:
+    """The names a code cell binds and the names it reads (IPython magics and shell lines skipped)."""
+    lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):  # a parameter of a function or lambda
+            bound.add(node.arg)
+    return bound, read
+
+
+def _solution_only(kept: list[dict], removed_code: list[str]) -> list[dict]:
+    """*kept* without the code cells that read a name only a removed solution cell binds.
+
+    A hidden check of a solution (an ``assert`` on the solution's variables, tagged
+    ``remove-cell``) may sit after the ``{solution-end}``; left in, the student notebook would stop
+    there with a NameError.  Such cells go with the solution, and so, in turn, does any cell that
+    reads what they bind.
+    """
+    removed_bound = set().union(*(_bound_and_read(c)[0] for c in removed_code)) if removed_code else set()
+    while True:
+        code_cells = [c for c in kept if c["cell_type"] == "code"]
+        kept_bound = set().union(*(_bound_and_read(_source(c))[0] for c in code_cells)) if code_cells else set()
+        only = removed_bound - kept_bound
+        drop = [c for c in code_cells if _bound_and_read(_source(c))[1] & only]
+        if not drop:
+            return kept
+        for c in drop:
+            removed_bound |= _bound_and_read(_source(c))[0]
+        kept = [c for c in kept if all(c is not d for d in drop)]
+
+
 def strip_solutions(nb: dict) -> dict:
-    """A copy of notebook *nb* (nbformat 4, as a dict) without its solutions."""
+    """A copy of notebook *nb* (nbformat 4, as a dict) without its solutions and solution-only code."""
     out = copy.deepcopy(nb)
-    cells = []
+    cells, removed_code = [], []
     inside = False
     for cell in out["cells"]:
-        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        source = _source(cell)
         if cell["cell_type"] == "markdown" or (cell["cell_type"] == "raw"):
             text, inside_after = _strip_markdown(source, inside)
             inside = inside_after
             if text.strip():
-                cell["source"] = text
+                # keep the notebook's own form: a list of lines (nbformat's) or one string
+                cell["source"] = text.splitlines(keepends=True) if isinstance(cell["source"], list) else text
                 cells.append(cell)
         elif not inside:
             cells.append(cell)
+        else:
+            removed_code.append(source)
     if inside:
         raise ValueError("a {solution-start} has no {solution-end} after it")
-    out["cells"] = cells
+    out["cells"] = _solution_only(cells, removed_code)
     return out
 
 
