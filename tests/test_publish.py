@@ -363,8 +363,9 @@ def _shingles(text, markup=True):
 
 
 def _all_shingles(text):
-    """The windows of *text* read both ways: with its math and code cut out, and as raw text."""
-    return _shingles(text) | _shingles(text, markup=False)
+    """The windows of *text* read three ways: with its math and code as breaks, as raw text, and with
+    them deleted (as a PDF's text layer reads, where typeset formulas fall out of the sentence)."""
+    return _shingles(text) | _shingles(text, markup=False) | _shingles(_MARKUP.sub(" ", text), markup=False)
 
 
 def _wordy(window):
@@ -718,7 +719,7 @@ def test_pdf_outline_has_every_numbered_section_nested(pdfs, pdf_texts):
             depth, btitle, page = by_number[number]
             # nested: chapter at the top, each further number one level down (7.12.3 under 7.12 under 7)
             assert depth == number.count("."), (name, number, depth)
-            words = [w for w in _words(title) if len(w) > 2][:4]
+            words = [w for w in _words(_MARKUP.sub(" ", title)) if len(w) > 2][:4]
             text = texts.setdefault(page, _norm(pdf_texts[name][page]))
             assert all(w in text for w in words), f"{name}: {number} {title} is not on page {page + 1}"
         # reading order: bookmarks never go back
