@@ -80,8 +80,33 @@ def _accept_enumerator():
 
     for cls in (ElementDirective, ExerciseDirective, ExerciseStartDirective, MathDirective, Figure):
         cls.option_spec = {**cls.option_spec, "enumerator": directives.unchanged}
+    _number_outside_chapters(ElementDirective)
     # A proof is unnumbered in the book; jupyterlab-myst numbers it ("Proof 3") unless told not to.
     ProofDirective.option_spec = {**ProofDirective.option_spec, "nonumber": directives.flag}
+
+
+def _number_outside_chapters(cls):
+    """A statement whose enumerator is not a chapter number ("A.1": the appendix) keeps it in the book too.
+
+    sphinx-proof numbers statements by chapter, and the appendix is not a numbered chapter.  Such a
+    statement is shown unnumbered with its enumerator leading the title, "Lemma (A.1 (title))",
+    which ``_ext/appendix_numbers.py`` turns into "Lemma A.1 (title)" on the page; jupyterlab-myst
+    shows the same from ``:enumerator: A.1``.
+    """
+    if getattr(cls.run, "_dpmask_wrapped", False):
+        return
+    original = cls.run
+
+    def run(self):
+        enum = self.options.get("enumerator")
+        if enum and not enum[0].isdigit() and "nonumber" not in self.options:
+            self.options["nonumber"] = True
+            title = self.arguments[0] if self.arguments else ""
+            self.arguments = [f"{enum} ({title})" if title else enum]
+        return original(self)
+
+    run._dpmask_wrapped = True
+    cls.run = run
 
 
 def setup(app):

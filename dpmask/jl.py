@@ -96,7 +96,7 @@ def jl_pair_delta(eps, mu1, mu2, r):
     Parameters
     ----------
     eps : float
-        eps > 0.
+        1e-6 <= eps <= 10 (as :func:`jl_delta`).
     mu1, mu2 : float
         ``mu1 >= 0``, ``-1 < mu2 <= 0``.
     r : int
@@ -106,7 +106,7 @@ def jl_pair_delta(eps, mu1, mu2, r):
     -------
     float
     """
-    eps = float(check_scalar(check_eps(eps), "eps"))
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
     r = _whole(r, "r", 1, R_MAX)
     mu1 = float(check_scalar(as_float_array(mu1, "mu1"), "mu1"))
     mu2 = float(check_scalar(as_float_array(mu2, "mu2"), "mu2"))

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import COUNT_MAX, as_rng, broadcast_named, check_int, check_sigma, check_single_sigma, scalar_or_array
-from .exact import analytic_gaussian_sigma
+from ._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
+                        check_single_sigma, scalar_or_array)
+from .exact import DELTA_SOLVE_MAX, analytic_gaussian_sigma
 from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
 from .mechanisms import check_data
 
@@ -139,29 +140,34 @@ def sigma_gram(eps, delta, p):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
     delta : array_like
-        0 < delta < 1.
+        Privacy parameter, 0 < delta < 1 - 1e-12.
     p : array_like
-        Number of columns, a whole number >= 1.
+        Number of columns, a whole number in [1, 2**53].
 
     Returns
     -------
     float or ndarray
-        Broadcast over the arguments.
+        Broadcast over the arguments; never below the sufficient value: the analytic
+        Gaussian multiplier is itself nudged so that its delta is at most the target.
 
     Raises
     ------
     ValueError
-        On eps <= 0, delta outside (0, 1) or p not a whole number >= 1.
+        On eps or delta outside these ranges or p not a whole number in range.
+    TypeError
+        On text or a bool where a number belongs.
 
     Examples
     --------
     >>> round(sigma_gram(1.0, 1e-5, 1), 4)
     3.7306
     """
+    eps = check_eps(eps)
+    delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=" (nearer 1 the target is lost to rounding)")
     sens = np.asarray(gram_sensitivity(p))
-    eps, delta, sens = broadcast_named(eps=np.asarray(eps), delta=np.asarray(delta), p=sens)
+    eps, delta, sens = broadcast_named(eps=eps, delta=delta, p=sens)
     s = np.asarray(analytic_gaussian_sigma(eps, delta))
     return scalar_or_array(s * sens)
 
@@ -394,7 +400,7 @@ def first_order_errors(K, cov, response=-1):
         raise ValueError(f"K must be at least 2 x 2 (a response and a predictor), got p={p}")
     if np.linalg.eigvalsh(K)[0] <= 0:
         raise ValueError("K must be positive definite")
-    cov = np.asarray(cov, dtype=float)
+    cov = as_float_array(cov, "cov")
     if cov.shape != (p, p, p, p) or not np.all(np.isfinite(cov)):
         raise ValueError(f"cov must be a finite array of shape {(p, p, p, p)}, got {cov.shape}")
     response = _check_column(response, p, "response")
@@ -536,9 +542,9 @@ def sigma_low_large_n(eps, delta, n, p):
     Parameters
     ----------
     eps : array_like
-        eps > 0.
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
     delta : array_like
-        0 < delta < 1.
+        Privacy parameter, 0 < delta < 1 - 1e-12.
     n : array_like
         Rows, 0 < n <= 2**53 (need not be whole: a grid of n is allowed).
     p : array_like

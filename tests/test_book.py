@@ -42,8 +42,14 @@ def _toc_pages():
 
 
 @pytest.fixture(scope="session")
-def built_book():
-    """Build the book once per session with the strict flags; return the build log."""
+def built_book(request):
+    """Build the book once per session with the strict flags; return the build log.
+
+    The chapters' nbval cells run before this (tests/conftest.py orders them so) and hand each
+    notebook they ran in full to the book's jupyter-cache, so the build executes none of them
+    again; a notebook that nbval ran and the build still executed fails here (the cache missed,
+    e.g. because its execution mode is no longer ``cache``).
+    """
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")),
         "build",
@@ -59,6 +65,14 @@ def built_book():
     if res.returncode != 0:
         tail = "\n".join(log.splitlines()[-60:])
         pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
+    hand_over = request.config.pluginmanager.get_plugin("dpmask-nbval-hand-over")
+    handed = hand_over.stored if hand_over is not None else set()
+    executed = re.findall(r"(\S+\.ipynb): (?:Executing notebook|Starting inline execution client)", log)
+    again = sorted(Path(p).resolve() for p in executed)
+    again = [str(p.relative_to(ROOT)) for p in again if p in handed]
+    if again:
+        pytest.fail(f"the build executed again notebooks that nbval had just run: {again} (their "
+                    "jupyter-cache entry did not match, or their execution mode is not `cache`)")
     return log
 
 

@@ -126,7 +126,8 @@ def browser():
 
 
 def _run_all(page, url, name):
-    page.goto(f"{url}/lab/tree/chapters/{name}", timeout=120_000)
+    # A fresh workspace per chapter (?reset): JupyterLab would otherwise reopen the previous tabs.
+    page.goto(f"{url}/lab/workspaces/{Path(name).stem}/tree/chapters/{name}?reset", timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     # JupyterLab sometimes asks which kernel to start although the notebook names python3: accept it.
     deadline = time.time() + 120
@@ -258,6 +259,10 @@ def test_chapter_runs_in_jupyterlab_as_the_book_shows_it(path, lab, browser, boo
         for k in range(explorers):
             _move_one_slider(page, path.name, k)
     finally:
+        try:  # free the kernel's memory before the next chapter
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        except Exception:
+            pass
         context.close()
 
 
