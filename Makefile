@@ -27,14 +27,16 @@ book-publish: $(STAMP)
 	DPMASK_PUBLISH=1 $(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
-# The edition without solutions (exercises kept), into _build/students/html.  It reuses the
-# notebooks executed by `make book` (jupyter-cache), so no notebook runs twice.
+# The edition without solutions (exercises kept): the solution-free notebooks into
+# _build/students/notebooks (what the students branch holds), the HTML into _build/students/html
+# (its downloads are those notebooks, its launch buttons open the students branch).  It reuses
+# the notebooks executed by `make book` (jupyter-cache), so no notebook runs twice.
 book-students: book
 	$(BIN)/python _ext/editions.py students
 
-# The whole book as one PDF, _build/pdf/book.pdf, printed from the HTML by Debian's Chromium
-# (apt-get install chromium); no TeX needed.
-pdf: book
+# The PDFs, printed from the HTML by Debian's Chromium (apt-get install chromium); no TeX needed:
+# _build/pdf/book.pdf (full edition), book-students.pdf (no solutions), api.pdf (API reference).
+pdf: book-students
 	$(BIN)/python _ext/editions.py pdf
 
 # Rewrite the README's Binder badge from _config.yml's `repository:` block.

@@ -3,15 +3,34 @@
 ``badge [--check]``
     Write (or check) the README's Binder badge from ``_config.yml``'s ``repository:`` block, the
     one place a fork names itself.
-``students [--out DIR]``
-    The edition without solutions, into ``_build/students/html``: the same Sphinx build as
-    ``jupyter-book build . -W -n --keep-going`` with ``dpmask_edition = "students"`` (see
-    ``_ext/publish.py``), reusing the full edition's jupyter-cache, so no notebook runs again.
-``pdf [--html DIR] [--out FILE]``
-    ``_build/pdf/book.pdf`` from the built HTML: Debian's Chromium, driven by Playwright, prints
-    every page of the table of contents once MathJax has typeset it (solutions and other
-    dropdowns opened), and pypdf joins the pages in reading order with one bookmark per page.
-    No TeX, no network.
+``students [--out DIR] [--notebooks DIR]``
+    The edition without solutions.  First the solution-free notebooks, into
+    ``_build/students/notebooks/chapters/*.ipynb`` (``_ext/solutions.py``: exercises kept, every
+    solution and every code cell inside one removed); then the HTML, into
+    ``_build/students/html``: the same Sphinx build as ``jupyter-book build . -W -n --keep-going``
+    with ``dpmask_edition = "students"`` (``_ext/publish.py``: solutions out of the pages and the
+    search index, solution-free ``_sources``, launch buttons on the students branch), reusing the
+    full edition's jupyter-cache, so no notebook runs again.
+``student-notebooks [--out DIR]``
+    Only the solution-free notebooks (no Sphinx, no kernel: the publishing workflow's
+    students-branch job runs this with nothing but Python and PyYAML).
+``students-branch``
+    Print the branch the student edition's launch buttons open (``_config.yml``'s
+    ``dpmask_students_branch``).
+``students-commit [--ref REF] [--notebooks DIR]``
+    Write a commit (with no parent, so that no solution is in its history) whose tree is *REF*'s
+    with ``chapters/*.ipynb`` replaced by the solution-free notebooks, and print its hash.  The
+    publishing workflow pushes it to the students branch, which the student edition's launch
+    buttons open.  Nothing in the working tree, the index or any branch changes.
+``pdf [--full-html DIR] [--students-html DIR] [--out DIR]``
+    Three PDFs from the built HTML, into ``_build/pdf``: ``book.pdf`` (the full edition without
+    its API reference), ``book-students.pdf`` (the student edition, without solutions, when it has
+    been built) and ``api.pdf`` (the API reference on its own).  Debian's Chromium, driven by
+    Playwright, prints every page once MathJax has typeset it (solutions and other dropdowns
+    open; ``_static/dpmask-layout.css`` holds the print rules: no heading alone at a page foot,
+    figures, boxes and tables kept whole, wide tables fitted to the page).  pypdf joins the pages in
+    reading order under a nested outline: chapter, then each numbered section and subsection, at
+    the page where its heading is printed.  No TeX, no network.
 """
 
 from __future__ import annotations
@@ -19,62 +38,50 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlparse
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from publish import PLACEHOLDER_URL, repository_problem  # noqa: E402
+from book_config import (  # noqa: E402
+    CHROMIUM_ARGS,
+    PLACEHOLDER_URL,
+    ROOT,
+    badge_block,
+    binder_url,
+    readme_with_badge,
+    repository,
+    repository_problem,
+    students_branch,
+    toc_pages,
+)
+from solutions import write_solution_free_tree  # noqa: E402
 
-BADGE_START = "<!-- binder-badge: generated from _config.yml by `python _ext/editions.py badge` -->"
-BADGE_END = "<!-- /binder-badge -->"
+# Kept under their old names: the tests and tests/test_live.py import them from here.
+_readme_with_badge = readme_with_badge
+__all__ = ["CHROMIUM_ARGS", "ROOT", "badge_block", "binder_url", "repository", "toc_pages", "build_pdf", "build_students"]
 
-
-# --- the repository, in one place ----------------------------------------------------------
-
-
-def repository(root: Path = ROOT) -> tuple[str, str]:
-    """(url, branch) from ``_config.yml``."""
-    cfg = yaml.safe_load((root / "_config.yml").read_text())
-    repo = cfg.get("repository") or {}
-    return str(repo.get("url", "")).rstrip("/"), str(repo.get("branch", "main"))
-
-
-def binder_url(url: str, branch: str, binderhub: str = "https://mybinder.org") -> str:
-    """The Binder launch URL for *url* at *branch*, opening JupyterLab (as the launch buttons do)."""
-    m = re.match(r"^https://github\.com/([^/]+)/([^/]+)$", url)
-    if not m:
-        raise ValueError(f"url must be https://github.com/OWNER/REPO, got {url!r}")
-    return f"{binderhub.rstrip('/')}/v2/gh/{m.group(1)}/{m.group(2)}/{branch}?urlpath=lab"
+API_PAGE = "chapters/api"
 
 
-def badge_block(root: Path = ROOT) -> str:
-    url, branch = repository(root)
-    cfg = yaml.safe_load((root / "_config.yml").read_text())
-    hub = (cfg.get("launch_buttons") or {}).get("binderhub_url", "https://mybinder.org")
-    link = binder_url(url, branch, hub)
-    return f"{BADGE_START}\n[![Launch the book in Binder]({hub.rstrip('/')}/badge_logo.svg)]({link})\n{BADGE_END}"
-
-
-def _readme_with_badge(text: str, block: str) -> str:
-    pattern = re.compile(re.escape(BADGE_START) + r".*?" + re.escape(BADGE_END), re.S)
-    if not pattern.search(text):
-        raise ValueError("README.md has no binder-badge markers")
-    return pattern.sub(lambda _: block, text)
+# --- the README's Binder badge -------------------------------------------------------------
 
 
 def cmd_badge(args) -> int:
     readme = ROOT / "README.md"
     text = readme.read_text()
-    new = _readme_with_badge(text, badge_block())
+    new = readme_with_badge(text, badge_block())
     if args.check:
         if new != text:
             print("README.md's Binder badge does not match _config.yml; run `python _ext/editions.py badge`")
@@ -119,8 +126,23 @@ def build_students(out: Path, cache: Path) -> int:
     )
 
 
+def write_student_notebooks(out: Path) -> list[Path]:
+    """The chapters without their solutions, under *out*/chapters (what the students branch holds)."""
+    out = Path(out)
+    shutil.rmtree(out, ignore_errors=True)
+    return write_solution_free_tree(ROOT, out)
+
+
+def cmd_student_notebooks(args) -> int:
+    written = write_student_notebooks(Path(args.out))
+    print(f"{len(written)} solution-free notebooks in {Path(args.out).resolve()}/chapters")
+    return 0
+
+
 def cmd_students(args) -> int:
     t0 = time.perf_counter()
+    written = write_student_notebooks(Path(args.notebooks))
+    print(f"{len(written)} solution-free notebooks in {Path(args.notebooks).resolve()}/chapters")
     status = build_students(Path(args.out), Path(args.cache))
     if status:
         print(f"the student edition failed to build (status {status})", file=sys.stderr)
@@ -129,56 +151,57 @@ def cmd_students(args) -> int:
     return 0
 
 
+def _git(*args, env=None, cwd=ROOT, input_=None) -> str:
+    res = subprocess.run(["git", *args], cwd=cwd, env=env, input=input_, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)} failed: {res.stderr.strip()}")
+    return res.stdout.strip()
+
+
+def students_commit(notebooks: Path, ref: str = "HEAD", repo: Path = ROOT, message: str | None = None) -> str:
+    """A parentless commit: *ref*'s tree with chapters/*.ipynb replaced by *notebooks*/chapters/*.ipynb."""
+    notebooks = Path(notebooks).resolve()
+    new = sorted((notebooks / "chapters").glob("*.ipynb"))
+    if not new:
+        raise SystemExit(f"no notebooks under {notebooks}/chapters: run `make book-students` first")
+    base = _git("rev-parse", "--verify", f"{ref}^{{commit}}", cwd=repo)
+    in_ref = set(_git("ls-tree", "--name-only", f"{base}:chapters", cwd=repo).splitlines())
+    missing = [p.name for p in new if p.name not in in_ref]
+    if missing:
+        raise SystemExit(f"{missing} are not chapters of {ref}; rebuild the student notebooks from it")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _git("read-tree", base, env=env, cwd=repo)
+        for path in new:
+            blob = _git("hash-object", "-w", str(path), env=env, cwd=repo)
+            _git("update-index", "--cacheinfo", f"100644,{blob},chapters/{path.name}", env=env, cwd=repo)
+        tree = _git("write-tree", env=env, cwd=repo)
+    msg = message or (
+        f"Student edition of {base[:12]}: the chapters without their solutions\n\n"
+        "Written by `python _ext/editions.py students-commit`; a commit without parents, so that no\n"
+        "solution is in this branch's history."
+    )
+    return _git("commit-tree", tree, "-m", msg, cwd=repo)
+
+
+def cmd_students_commit(args) -> int:
+    print(students_commit(Path(args.notebooks), args.ref))
+    return 0
+
+
+def cmd_students_branch(args) -> int:
+    print(students_branch())
+    return 0
+
+
 # --- the PDF -------------------------------------------------------------------------------
 
-
-def toc_pages(root: Path = ROOT) -> list[str]:
-    """Every page in reading order: the root, then each file of _toc.yml."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    walk(toc.get("chapters"))
-    return pages
-
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-# Print the article only, with every solution open; code the HTML hides (hide-input cells) stays
-# out, as on screen.
-_PRINT_CSS = """
-@page { size: A4; margin: 16mm 14mm 16mm 14mm; }
-.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
-.bd-footer-article, .prev-next-area, .header-article, .footer, #rtd-footer-container,
-.skip-link, .search-button-field, .toggle-button, button.toggle-button, .headerlink,
-.theme-switch-button, .bd-search, .announcement { display: none !important; }
-.bd-main, .bd-content, .bd-article-container, .bd-page-width, .bd-container,
-.bd-container__inner, .bd-article { max-width: 100% !important; width: 100% !important; margin: 0 !important; padding: 0 !important; }
-.toggle-hidden, .toggle-hidden * { display: revert !important; visibility: visible !important; }
-details.hide.above-input { display: none !important; }
-pre { white-space: pre-wrap !important; word-break: break-word; }
-div.cell_output img, figure img { max-width: 100% !important; page-break-inside: avoid; }
-table { page-break-inside: avoid; }
-"""
-
+# What only the PDF needs beyond the print rules of _static/dpmask-layout.css: every dropdown
+# (solutions) open.  Code the HTML hides (hide-input cells) stays out, as on screen.
 _OPEN_EVERYTHING = """
 () => {
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  document.querySelectorAll('details.dropdown, details.toggle-details').forEach(d => { d.open = true; });
 }
 """
 
@@ -191,12 +214,31 @@ async () => {
 }
 """
 
-
 # The widget manager (require.js, embed-amd.js) renders each saved widget some time after the
 # page's load event; print only once every widget view has been drawn.
 _WIDGETS_DRAWN = """
 () => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
   .every(s => s.parentElement.querySelector('.jupyter-widgets, .lm-Widget, .widget-box'))
+"""
+
+# The page's headings as the outline needs them: level, the book's number, the title.
+_HEADINGS = """
+() => [...document.querySelectorAll('article.bd-article h1, article.bd-article h2, article.bd-article h3')]
+  .filter(h => h.getClientRects().length > 0)
+  .map(h => {
+    const c = h.cloneNode(true);
+    c.querySelectorAll('a.headerlink').forEach(e => e.remove());
+    const numberEl = c.querySelector('span.section-number');
+    const number = numberEl ? numberEl.textContent.trim().replace(/\\.$/, '') : '';
+    if (numberEl) { numberEl.remove(); }
+    // a typeset formula reads as the characters of its MathML in a bookmark ("p = 2")
+    c.querySelectorAll('mjx-container').forEach(m => {
+      const mml = m.querySelector('mjx-assistive-mml');
+      const text = (mml ? mml.textContent : m.getAttribute('aria-label') || '').replace(/\\s+/g, ' ');
+      m.replaceWith(document.createTextNode(text.replace(/([=<>≤≥])/g, ' $1 ').replace(/\\s+/g, ' ').trim()));
+    });
+    return {level: Number(h.tagName[1]), number: number, title: c.textContent.replace(/\\s+/g, ' ').trim()};
+  })
 """
 
 
@@ -212,27 +254,70 @@ def _chromium() -> str:
     return path
 
 
-def build_pdf(html: Path, out: Path, pages: list[str] | None = None) -> dict:
-    """Print every page of *html* (in toc order) and join them into *out*; return a summary."""
-    from playwright.sync_api import sync_playwright
-    from pypdf import PdfReader, PdfWriter
+def _norm(text: str) -> str:
+    # NFKC: a typeset formula's letters come out of the PDF as mathematical italics (𝑔 for g)
+    return re.sub(r"[^0-9a-z]+", "", unicodedata.normalize("NFKC", text).lower())
 
-    html = Path(html).resolve()
-    pages = pages or toc_pages()
+
+def _words_in(text: str) -> list[str]:
+    return [w for w in re.findall(r"[0-9a-z]+", unicodedata.normalize("NFKC", text).lower()) if len(w) > 2]
+
+
+def _flat_outline(reader) -> list[tuple[str, int, float | None]]:
+    """Chromium's own outline of one printed page, flattened in document order: (title, page, top)."""
+    out = []
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                top = item.get("/Top")
+                out.append((str(item.title), reader.get_destination_page_number(item), None if top is None else float(top)))
+
+    walk(reader.outline)
+    return out
+
+
+def _heading_places(headings: list[dict], chromium_outline, page_texts: list[str]) -> list[tuple[int, float | None]]:
+    """Where each heading is printed: (page, top), the page 0-based within one printed HTML page.
+
+    Chromium's outline (``page.pdf(outline=True)``) gives each heading's page and height but
+    garbles its title (the number and the text may be repeated); the headings, in the same
+    document order, are matched to it by their text.  A heading Chromium left out is looked up in
+    the page text (its height then unknown).
+    """
+    places, k = [], 0
+    for h in headings:
+        want = _norm(h["title"])
+        words = _words_in(h["title"])
+        j = k
+        while j < len(chromium_outline) and not (
+            want in _norm(chromium_outline[j][0]) or (words and all(w in _norm(chromium_outline[j][0]) for w in words))
+        ):
+            j += 1
+        if j < len(chromium_outline):
+            places.append(chromium_outline[j][1:])
+            k = j + 1
+            continue
+        start = places[-1][0] if places else 0
+        hit = next((i for i in range(start, len(page_texts)) if words and all(w in _norm(page_texts[i]) for w in words)), start)
+        places.append((hit, None))
+    return places
+
+
+def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
+    """Print each page of *html* to its own PDF in *parts_dir*; return, per page, its file and headings."""
+    from playwright.sync_api import sync_playwright
+
     missing = [p for p in pages if not (html / f"{p}.html").exists()]
     if missing:
-        raise SystemExit(f"build the HTML first (make book): missing {missing}")
-    out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    parts_dir = out.parent / "pages"
-    shutil.rmtree(parts_dir, ignore_errors=True)
-    parts_dir.mkdir()
-
+        raise SystemExit(f"build the HTML first (make book / make book-students): missing {missing}")
     handler = functools.partial(_Quiet, directory=str(html))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    titles, files = [], []
+    printed = []
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
@@ -254,17 +339,18 @@ def build_pdf(html: Path, out: Path, pages: list[str] | None = None) -> dict:
                 except Exception:  # noqa: BLE001 - print what is there, and say so
                     print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
                 page.evaluate(_OPEN_EVERYTHING)
-                page.add_style_tag(content=_PRINT_CSS)
                 page.evaluate(_MATHJAX_DONE)
-                page.wait_for_timeout(200)
                 page.emulate_media(media="print")
-                title = page.title().split(" — ")[0].split(" \u2014 ")[0].strip()
-                titles.append(title)
+                page.wait_for_timeout(200)
+                headings = page.evaluate(_HEADINGS)
+                title = page.title().split(" \u2014 ")[0].strip()
                 target = parts_dir / f"{i:02d}.pdf"
                 page.pdf(
                     path=str(target),
                     format="A4",
                     print_background=True,
+                    outline=True,
+                    tagged=True,
                     display_header_footer=True,
                     header_template="<span></span>",
                     footer_template=(
@@ -273,21 +359,79 @@ def build_pdf(html: Path, out: Path, pages: list[str] | None = None) -> dict:
                     ),
                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
                 )
-                files.append(target)
+                page.emulate_media(media="screen")
+                printed.append({"name": name, "file": target, "title": title, "headings": headings})
             browser.close()
     finally:
         httpd.shutdown()
+    return printed
+
+
+def _toc_parents(root: Path = ROOT) -> dict[str, str]:
+    """Page -> the page it is a section of in _toc.yml (``sections:``), for nesting the outline."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    parents = {}
+
+    def walk(entries, parent=None):
+        for entry in entries or []:
+            if "file" in entry and parent:
+                parents[entry["file"]] = parent
+            walk(entry.get("sections"), entry.get("file"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return parents
+
+
+def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
+    """Join the printed pages into *out* with a nested outline; return pages and bookmarks."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import Fit
 
     writer = PdfWriter()
-    for title, f in zip(titles, files):
+    parents = _toc_parents()
+    page_item = {}
+    n_bookmarks = 0
+    for part in printed:
+        reader = PdfReader(str(part["file"]))
+        texts = [p.extract_text() or "" for p in reader.pages]
         start = len(writer.pages)
-        writer.append(str(f))
-        writer.add_outline_item(title=title, page_number=start)
-    writer.add_metadata({"/Title": _book_title(), "/Author": "the dpmask contributors"})
+        writer.append(str(part["file"]), import_outline=False)
+        headings = part["headings"]
+        places = _heading_places(headings, _flat_outline(reader), texts)
+        stack = [(0, page_item.get(parents.get(part["name"])))]  # (level, outline item)
+        if not headings:  # a page without a heading still gets its bookmark
+            headings, places = [{"level": 1, "number": "", "title": part["title"]}], [(0, None)]
+        for h, (p, top) in zip(headings, places):
+            label = f"{h['number']} {h['title']}".strip()
+            while len(stack) > 1 and stack[-1][0] >= h["level"]:
+                stack.pop()
+            # the bookmark opens the page at the heading (tests/test_publish.py reads its height)
+            fit = Fit.xyz(left=0, top=top) if top is not None else Fit.fit()
+            item = writer.add_outline_item(title=label, page_number=start + p, parent=stack[-1][1], fit=fit)
+            n_bookmarks += 1
+            if h["level"] == 1 and part["name"] not in page_item:
+                page_item[part["name"]] = item
+            stack.append((h["level"], item))
+    writer.add_metadata({"/Title": title, "/Author": "the dpmask contributors"})
+    writer.page_mode = "/UseOutlines"
+    out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as fh:
         writer.write(fh)
-    shutil.rmtree(parts_dir, ignore_errors=True)
-    return {"pages": len(PdfReader(str(out)).pages), "chapters": len(files), "path": str(out)}
+    return {"path": str(out), "pages": len(PdfReader(str(out)).pages), "bookmarks": n_bookmarks, "html_pages": len(printed)}
+
+
+def build_pdf(html: Path, out: Path, pages: list[str] | None = None, title: str | None = None) -> dict:
+    """Print *pages* (default: every page of the table of contents but the API reference) of *html* into *out*."""
+    html, out = Path(html).resolve(), Path(out).resolve()
+    pages = pages or [p for p in toc_pages() if p != API_PAGE]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dpmask-pdf-") as tmp:
+        printed = print_pages(html, pages, Path(tmp))
+        info = join_pdf(printed, out, title or _book_title())
+    info["seconds"] = round(time.perf_counter() - t0, 1)
+    return info
 
 
 def _escape(text: str) -> str:
@@ -299,9 +443,21 @@ def _book_title() -> str:
 
 
 def cmd_pdf(args) -> int:
-    t0 = time.perf_counter()
-    info = build_pdf(Path(args.html), Path(args.out))
-    print(f"The PDF is at {info['path']}: {info['pages']} pages from {info['chapters']} HTML pages ({time.perf_counter() - t0:.0f} s)")
+    out = Path(args.out)
+    jobs = [("book.pdf", Path(args.full_html), None, _book_title())]
+    students = Path(args.students_html)
+    if (students / "index.html").exists():
+        jobs.append(("book-students.pdf", students, None, f"{_book_title()} (student edition)"))
+    else:
+        print(f"note: no student edition in {students}; run `make book-students` for book-students.pdf", file=sys.stderr)
+    jobs.append(("api.pdf", Path(args.full_html), [API_PAGE], f"{_book_title()}: API reference"))
+    summary = {}
+    for name, html, pages, title in jobs:
+        info = build_pdf(html, out / name, pages, title)
+        summary[name] = info
+        print(f"{info['path']}: {info['pages']} pages, {info['bookmarks']} bookmarks, "
+              f"from {info['html_pages']} HTML pages ({info['seconds']:.0f} s)")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return 0
 
 
@@ -314,11 +470,22 @@ def main(argv=None) -> int:
     b.set_defaults(func=cmd_badge)
     s = sub.add_parser("students", help="build the edition without solutions")
     s.add_argument("--out", default=str(out_root / "students" / "html"))
+    s.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))
     s.add_argument("--cache", default=str(out_root / ".jupyter_cache"))
     s.set_defaults(func=cmd_students)
-    p = sub.add_parser("pdf", help="print the built HTML to one PDF")
-    p.add_argument("--html", default=str(out_root / "html"))
-    p.add_argument("--out", default=str(out_root / "pdf" / "book.pdf"))
+    n = sub.add_parser("student-notebooks", help="only the solution-free notebooks (no HTML)")
+    n.add_argument("--out", default=str(out_root / "students" / "notebooks"))
+    n.set_defaults(func=cmd_student_notebooks)
+    br = sub.add_parser("students-branch", help="print the branch the student edition's launch buttons open")
+    br.set_defaults(func=cmd_students_branch)
+    c = sub.add_parser("students-commit", help="a parentless commit of the solution-free tree (for the students branch)")
+    c.add_argument("--ref", default="HEAD")
+    c.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))
+    c.set_defaults(func=cmd_students_commit)
+    p = sub.add_parser("pdf", help="print the built HTML to PDFs")
+    p.add_argument("--full-html", default=str(out_root / "html"))
+    p.add_argument("--students-html", default=str(out_root / "students" / "html"))
+    p.add_argument("--out", default=str(out_root / "pdf"))
     p.set_defaults(func=cmd_pdf)
     args = parser.parse_args(argv)
     return args.func(args)

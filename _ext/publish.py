@@ -1,4 +1,4 @@
-"""Publishing switches for the dpmask book: the repository check and the student edition.
+"""Publishing switches for the dpmask book (a Sphinx extension): the repository check and the student edition.
 
 Two settings, both off for a plain local ``make book``:
 
@@ -9,48 +9,55 @@ Two settings, both off for a plain local ``make book``:
     launch button would then lead nowhere.
 
 ``dpmask_edition`` (or ``DPMASK_EDITION=students``)
-    ``"students"`` removes every solution from the doctrees after parsing: plain ``{solution}``
-    blocks and everything between ``solution-start`` and ``solution-end`` (the gated form, which
-    may wrap executed code cells).  The notebooks are parsed and executed exactly as in the full
-    edition (so jupyter-cache reuses the full edition's outputs); only the rendered pages lose
-    the solutions.  sphinx-exercise's own ``hide_solutions`` cannot do this: it drops the
-    gated start node but leaves the end node, and the HTML writer then fails with
-    "departing unknown node type: solution_end_node".
+    ``"students"`` serves no solution in any file:
+
+    - the pages: every solution is removed from the doctrees after parsing (plain ``{solution}``
+      blocks and everything between ``solution-start`` and ``solution-end``, the gated form, which
+      may wrap executed code cells), so the HTML and the search index never see one.  The
+      notebooks are parsed and executed exactly as in the full edition, so jupyter-cache reuses the
+      full edition's outputs and no notebook runs twice.  sphinx-exercise's own ``hide_solutions``
+      cannot do this: it drops the gated start node but leaves the end node, and the HTML writer
+      then fails with "departing unknown node type: solution_end_node";
+    - the downloads: the page sources the download menu links to (``_sources/**.ipynb``, ``.md``)
+      are rewritten without their solutions when the build finishes (``_ext/solutions.py``);
+    - the launch buttons (Binder, Thebe) open the branch ``dpmask_students_branch`` (default
+      ``students``), to which the publishing workflow pushes the solution-free notebooks; the
+      repository button, which would lead to the full sources, is left out.
+
+This module imports only ``book_config`` and ``solutions`` from ``_ext/``; ``editions.py`` (the
+command line) builds on the same base and never the other way round.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
+from pathlib import Path
 
 from sphinx.errors import ConfigError
 from sphinx.transforms import SphinxTransform
 
-# The value a fresh fork carries; ``python _ext/editions.py badge`` and the tests know it too.
-PLACEHOLDER_URL = "https://github.com/your-account/dpmask"
-_GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]+?)/?$")
-EDITIONS = ("full", "students")
+from book_config import (  # noqa: F401  (PLACEHOLDER_URL and repository_problem are this module's public names too)
+    DEFAULT_STUDENTS_BRANCH,
+    EDITIONS,
+    PLACEHOLDER_URL,
+    ROOT,
+    badge_block,
+    repository_problem,
+)
+from solutions import _strip_markdown, strip_solutions
 
 
 def _truthy(value) -> bool:
     return str(value).strip().lower() in {"1", "true", "yes", "on"}
 
 
-def repository_problem(url: str | None) -> str | None:
-    """Why *url* cannot be published (None when it can)."""
-    if not url:
-        return "no repository URL is set"
-    if url.rstrip("/") == PLACEHOLDER_URL:
-        return f"the repository URL is still the placeholder {PLACEHOLDER_URL}"
-    if not _GITHUB.match(url):
-        return f"the repository URL {url!r} is not of the form https://github.com/OWNER/REPO"
-    return None
-
-
 def _check_config(app, config):
     edition = config.dpmask_edition
     if edition not in EDITIONS:
         raise ConfigError(f"dpmask_edition must be one of {EDITIONS}, got {edition!r}")
+    if edition == "students":
+        _students_launch_buttons(config)
     if not config.dpmask_publish:
         return
     options = config.html_theme_options or {}
@@ -64,14 +71,29 @@ def _check_config(app, config):
         )
     if not options.get("repository_branch"):
         raise ConfigError("refusing to build the book for publication: set `repository: branch:` in _config.yml")
-    from editions import ROOT, badge_block
-
-    readme = ROOT / "README.md"
-    if readme.exists() and badge_block(ROOT) not in readme.read_text():
+    root = Path(getattr(app, "srcdir", None) or ROOT) if app is not None else ROOT
+    readme = root / "README.md"
+    if readme.exists() and badge_block(root) not in readme.read_text():
         raise ConfigError(
             "refusing to build the book for publication: README.md's Binder badge does not match "
             "_config.yml's `repository:`; run `python _ext/editions.py badge` (or `make badge`)"
         )
+
+
+def _students_launch_buttons(config):
+    """Point the launch buttons at the solution-free branch and drop the repository button."""
+    branch = config.dpmask_students_branch
+    if not branch or not isinstance(branch, str):
+        raise ConfigError(f"dpmask_students_branch must name a git branch, got {branch!r}")
+    options = dict(config.html_theme_options or {})
+    options["repository_branch"] = branch
+    options["use_repository_button"] = False
+    config.html_theme_options = options
+    thebe = dict(config.thebe_config or {}) if hasattr(config, "thebe_config") else {}
+    thebe["repository_branch"] = branch
+    if options.get("repository_url"):
+        thebe["repository_url"] = options["repository_url"]
+    config.thebe_config = thebe
 
 
 class RemoveSolutions(SphinxTransform):
@@ -105,10 +127,36 @@ class RemoveSolutions(SphinxTransform):
                 node.parent.remove(node)
 
 
+def solution_free_sources(outdir: Path) -> list[Path]:
+    """Rewrite every page source under *outdir*/_sources without its solutions; return the files changed."""
+    changed = []
+    for path in sorted((Path(outdir) / "_sources").rglob("*")):
+        if path.suffix == ".ipynb":
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            new = json.dumps(strip_solutions(nb), indent=1, ensure_ascii=False) + "\n"
+        elif path.suffix in (".md", ".txt"):
+            new, inside = _strip_markdown(path.read_text(encoding="utf-8"), False)
+            if inside:
+                raise ValueError(f"{path}: a {{solution-start}} has no {{solution-end}}")
+            new += "\n"
+        else:
+            continue
+        if new != path.read_text(encoding="utf-8"):
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def _students_sources(app, exception):
+    if exception is None and app.config.dpmask_edition == "students" and app.builder.format == "html":
+        solution_free_sources(Path(app.outdir))
+
+
 def setup(app):
     app.add_config_value("dpmask_publish", _truthy(os.environ.get("DPMASK_PUBLISH", "")), "env", [bool])
     app.add_config_value("dpmask_edition", os.environ.get("DPMASK_EDITION", "full") or "full", "env", [str])
+    app.add_config_value("dpmask_students_branch", DEFAULT_STUDENTS_BRANCH, "env", [str])
     app.connect("config-inited", _check_config, priority=100)
+    app.connect("build-finished", _students_sources)
     app.add_transform(RemoveSolutions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-

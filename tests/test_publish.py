@@ -8,12 +8,14 @@ and its jupyter-cache; the PDF needs Debian's Chromium and skips with a message 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
 STUDENTS = OUT / "_build" / "students" / "html"
-PDF = OUT / "_build" / "pdf" / "book.pdf"
+STUDENT_NOTEBOOKS = OUT / "_build" / "students" / "notebooks"
+PDF_DIR = OUT / "_build" / "pdf"
 BIN = Path(sys.executable).parent
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
@@ -168,6 +171,66 @@ def test_workflow_runs_the_readme_commands_in_debian_and_deploys():
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
     assert deploy["environment"]["name"] == "github-pages"
+    # the published site: both editions and the three PDFs
+    publish_step = next(r for r in runs if "make book-students pdf" in r)
+    assert runs.index(publish_step) < i_upload
+    for piece in ("_build/pdf/book.pdf", "_build/pdf/api.pdf", "_build/html/students", "book-students.pdf"):
+        assert piece in publish_step, piece
+
+
+def test_workflow_pushes_the_solution_free_tree_to_the_students_branch():
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    job = wf["jobs"]["students-branch"]
+    assert job["needs"] == "build"  # only after the tests and both editions built
+    assert job["permissions"] == {"contents": "write"} and wf["permissions"] == {"contents": "read"}
+    assert job["container"]["image"].startswith("debian:")
+    runs = "\n".join(st.get("run", "") for st in job["steps"])
+    assert re.search(r"apt-get install.*\spython3-yaml\s.*git", runs)
+    # the commands, in this order: write the notebooks, commit them, push that commit to the branch
+    order = [runs.index(c) for c in ("editions.py student-notebooks", "editions.py students-commit",
+                                     "editions.py students-branch", "git push --force origin")]
+    assert order == sorted(order)
+    assert '"$commit:refs/heads/$branch"' in runs
+    # the branch is named once, in _config.yml, and the student edition's buttons use the same name
+    assert editions.students_branch() == _config()["sphinx"]["config"]["dpmask_students_branch"] == "students"
+    assert "students" not in re.sub(r"_build/students|students-\w+|student-notebooks|students-branch|students/", "", runs)
+    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_EMAIL"):
+        assert job["env"][var]
+
+
+def test_students_commit_holds_the_tree_without_solutions_and_no_history(tmp_path):
+    """The commit the workflow pushes: HEAD's tree, chapters/*.ipynb without solutions, no parent."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from solutions import write_solution_free_tree
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(repo)], check=True, timeout=300)
+    notebooks = tmp_path / "notebooks"
+    written = write_solution_free_tree(repo, notebooks)
+    assert len(written) == len(list((repo / "chapters").glob("*.ipynb")))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    res = subprocess.run([sys.executable, str(repo / "_ext" / "editions.py"), "students-commit", "--notebooks", str(notebooks)],
+                         cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    commit = res.stdout.strip()
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+    assert git("rev-list", "--parents", "-n", "1", commit).split() == [commit]  # no parent, no history
+    changed = git("diff", "--name-only", "HEAD", commit).split()
+    assert changed and all(re.fullmatch(r"chapters/[^/]+\.ipynb", f) for f in changed)
+    n_exercises = 0
+    for f in changed:
+        full, student = git("show", f"HEAD:{f}"), git("show", f"{commit}:{f}")
+        assert "{solution" in full and "{solution" not in student, f
+        assert student.count("{exercise}") == full.count("{exercise}") > 0, f
+        n_exercises += student.count("{exercise}")
+    assert n_exercises >= 20
+    # the working tree, the index and the branches of the clone are untouched
+    assert git("status", "--porcelain") == ""
+    assert commit not in git("for-each-ref", "--format=%(objectname)")
 
 
 # --- Binder ---------------------------------------------------------------------------------
@@ -225,6 +288,7 @@ def students_html(full_html):
     assert res.returncode == 0, log[-3000:]
     # Every notebook came from the full edition's cache: nothing ran twice.
     assert "Executing notebook" not in log
+    assert len(list((STUDENT_NOTEBOOKS / "chapters").glob("*.ipynb"))) == len(list((ROOT / "chapters").glob("*.ipynb")))
     return STUDENTS
 
 
@@ -267,11 +331,304 @@ def test_student_edition_keeps_exercises_and_drops_every_solution(full_html, stu
     assert n_solution_outputs >= 1
 
 
-# --- the PDF --------------------------------------------------------------------------------
+# --- the student edition gives nothing away ---------------------------------------------------
+#
+# Every file the student edition serves is searched for every solution's sentences: its pages,
+# the page sources the download menu links to (_sources/**.ipynb, .md), the search index, the
+# notebooks its launch buttons open (the students branch: _build/students/notebooks) and its PDF.
+# A solution's sentences are taken, independently of _ext/solutions.py, from the full notebooks
+# (the markdown and code between {solution-start} and {solution-end}) and from the full edition's
+# pages (div.solution, with the outputs of its code).  Each is cut into runs of plain words (math,
+# roles and code split them) and into windows of SHINGLE words; a window that also occurs outside
+# the solutions of the full book is no secret and is left out.
+
+SHINGLE = 6
+_MARKUP = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$|\\\(.*?\\\)|\\\[.*?\\\]|\{[\w:-]+\}`[^`]*`|`[^`]*`", re.S)
+
+
+def _words(text):
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.findall(r"[a-z0-9]+", text)
+
+
+def _shingles(text, markup=True):
+    """Every window of SHINGLE consecutive plain words of *text* (math, roles and code break a run)."""
+    out = set()
+    runs = _MARKUP.split(text) if markup else [text]
+    for run in runs:
+        for piece in re.split(r"[.;:!?]\s|\n\s*\n", run):
+            w = _words(piece)
+            out |= {" ".join(w[i : i + SHINGLE]) for i in range(len(w) - SHINGLE + 1)}
+    return out
+
+
+def _all_shingles(text):
+    """The windows of *text* read three ways: with its math and code as breaks, as raw text, and with
+    them deleted (as a PDF's text layer reads, where typeset formulas fall out of the sentence)."""
+    return _shingles(text) | _shingles(text, markup=False) | _shingles(_MARKUP.sub(" ", text), markup=False)
+
+
+def _wordy(window):
+    """A window of prose, not of symbols: at least four words of three letters or more."""
+    return sum(len(w) >= 3 and w.isalpha() for w in window.split()) >= 4
+
+
+def _notebook_solutions(path):
+    """(solution text, other text) of one notebook: the gated solutions and plain {solution} blocks."""
+    nb = json.loads(path.read_text())
+    solution, other, inside = [], [], False
+    for cell in nb["cells"]:
+        src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if cell["cell_type"] != "markdown":
+            (solution if inside else other).append(src)
+            continue
+        for line in src.split("\n"):
+            if "{solution-start}" in line:
+                inside = True
+                continue
+            if "{solution-end}" in line:
+                inside = False
+                continue
+            (solution if inside else other).append(line)
+    text_other = "\n".join(other)
+    plain = re.findall(r"^(`{3,}|:{3,})\{solution\}.*?^\1\s*$", text_other, re.M | re.S)
+    assert not plain, f"{path.name}: plain {{solution}} blocks; extend this reader"
+    assert not inside, f"{path.name}: a solution-start without its end"
+    return "\n".join(solution), text_other
+
+
+def solution_probes(full_html):
+    """Word windows that occur in the book's solutions and nowhere else in the full book."""
+    from bs4 import BeautifulSoup
+
+    secret, public = set(), set()
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        sol, other = _notebook_solutions(path)
+        secret |= _all_shingles(sol)
+        public |= _all_shingles(other)
+    for page in editions.toc_pages():
+        soup = BeautifulSoup((full_html / f"{page}.html").read_text(), "html.parser")
+        article = soup.find("article")
+        for div in article.select("div.solution"):
+            secret |= _all_shingles(div.get_text(" "))
+            div.decompose()
+        public |= _all_shingles(article.get_text(" "))
+    for md in [ROOT / "index.md", *(ROOT / "chapters").glob("*.md")]:
+        public |= _all_shingles(md.read_text())
+    return {w for w in secret - public if _wordy(w)}
+
+
+def _file_text(path):
+    """The text a reader (or a search) could get out of one served file."""
+    suffix = path.suffix.lower()
+    if suffix in {".png", ".jpg", ".jpeg", ".gif", ".ico", ".woff", ".woff2", ".ttf", ".eot", ".otf", ".svg", ".map"}:
+        return ""
+    if suffix == ".pdf":
+        from pypdf import PdfReader
+
+        return "\n".join(p.extract_text() or "" for p in PdfReader(str(path)).pages)
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if suffix in {".html", ".htm"}:
+        from bs4 import BeautifulSoup
+
+        soup = BeautifulSoup(raw, "html.parser")
+        scripts = " ".join(s.get_text(" ") for s in soup.find_all(["script", "style"]))
+        return soup.get_text(" ") + "\n" + scripts
+    if suffix == ".ipynb":
+        nb = json.loads(raw)
+        parts = []
+        for cell in nb.get("cells", []):
+            parts.append(cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"]))
+            for out in cell.get("outputs", []):
+                parts.append(json.dumps(out))
+        return "\n\n".join(parts)
+    return raw
+
+
+def solution_leaks(files, probes, texts=None):
+    """{file: [windows of a solution found in it]}; *texts* may hold files' texts already read."""
+    leaks = {}
+    for path in files:
+        text = (texts or {}).get(path) or _file_text(path)
+        if not text:
+            continue
+        found = _all_shingles(text) & probes
+        if found:
+            leaks[str(path)] = sorted(found)[:5]
+    return leaks
+
+
+def _student_files(students_html, student_pdf=None):
+    files = [p for p in sorted(students_html.rglob("*")) if p.is_file()]
+    files += [p for p in sorted(STUDENT_NOTEBOOKS.rglob("*")) if p.is_file()]
+    if student_pdf is not None:
+        files.append(student_pdf)
+    return files
+
+
+def _search_terms(html_dir):
+    text = (html_dir / "searchindex.js").read_text()
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    return set(index["terms"]) | set(index.get("titleterms", {}))
+
+
+def test_student_edition_gives_no_solution_away(full_html, students_html, pdfs, pdf_texts, tmp_path):
+    probes = solution_probes(full_html)
+    assert len(probes) > 1500, len(probes)  # every solution contributes its sentences
+    files = _student_files(students_html, pdfs["book-students.pdf"])
+    kinds = {p.suffix for p in files}
+    assert {".html", ".ipynb", ".md", ".js", ".pdf"} <= kinds, kinds
+    assert any("_sources" in p.parts for p in files) and any(p.name == "searchindex.js" for p in files)
+    texts = {pdfs[name]: "\n".join(pages) for name, pages in pdf_texts.items()}
+    leaks = solution_leaks(files, probes, texts)
+    assert not leaks, leaks
+    # The crawl can fail: the full edition's sources, its PDF and a planted copy of a student page.
+    assert solution_leaks([ROOT / "chapters" / "05_proofs.ipynb", pdfs["book.pdf"]], probes, texts).keys() == {
+        str(ROOT / "chapters" / "05_proofs.ipynb"), str(pdfs["book.pdf"])}
+    sol, _ = _notebook_solutions(ROOT / "chapters" / "01_introduction.ipynb")
+    sentence = next(line for line in sol.splitlines() if len(_words(line)) > 10 and "$" not in line)
+    planted = tmp_path / "chapters" / "01_introduction.html"
+    planted.parent.mkdir()
+    planted.write_text((students_html / "chapters" / "01_introduction.html").read_text().replace("</article>", f"<p>{sentence}</p></article>"))
+    assert solution_leaks([planted], probes)
+
+
+def test_student_search_index_knows_no_word_of_a_solution_only(full_html, students_html):
+    """The search index holds stemmed words, not sentences: no word found only in solutions may be in it."""
+    from bs4 import BeautifulSoup
+    from sphinx.search.en import SearchEnglish
+
+    stemmer = SearchEnglish({})
+    solution_words, other_words = set(), set()
+    for page in editions.toc_pages():
+        article = BeautifulSoup((full_html / f"{page}.html").read_text(), "html.parser").find("article")
+        for div in article.select("div.solution"):
+            solution_words |= set(re.findall(r"[^\W\d_]{3,}", div.get_text(" ").lower()))
+            div.decompose()
+        other_words |= set(re.findall(r"[^\W\d_]{3,}", article.get_text(" ").lower()))
+    only = {stemmer.stem(w) for w in solution_words - other_words} - {stemmer.stem(w) for w in other_words}
+    full_terms, student_terms = _search_terms(full_html), _search_terms(students_html)
+    assert len(only & full_terms) >= 5  # the full edition's index does hold some
+    assert not (only & student_terms), sorted(only & student_terms)[:20]
+
+
+def test_student_sources_are_the_notebooks_of_the_students_branch(full_html, students_html):
+    served = sorted((students_html / "_sources" / "chapters").glob("*.ipynb"))
+    assert len(served) == len(list((ROOT / "chapters").glob("*.ipynb")))
+    for path in served:
+        branch = STUDENT_NOTEBOOKS / "chapters" / path.name
+        assert json.loads(path.read_text()) == json.loads(branch.read_text()), path.name
+        full = json.loads((full_html / "_sources" / "chapters" / path.name).read_text())
+        assert sum("{exercise}" in "".join(c["source"]) for c in full["cells"]) == sum(
+            "{exercise}" in "".join(c["source"]) for c in json.loads(path.read_text())["cells"])
+    for md in (students_html / "_sources").rglob("*.md"):
+        assert "{solution" not in md.read_text(), md
+
+
+def _names(code):
+    """(names a code cell binds, names it reads) -- by the ast, ignoring what it cannot parse."""
+    import ast
+
+    try:
+        tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return bound, read
+
+
+def _glued_keys(cells):
+    """Keys the code *cells* glue: glue("k", ...), glue_num("k", ...), and the dict(k=...) of a glue loop."""
+    keys = set()
+    for c in cells:
+        keys |= set(re.findall(r"""glue(?:_num)?\(\s*["'](\w+)["']""", c))
+        if re.search(r"glue(?:_num)?\(\s*key\b", c):  # for key, value in dict(a=..., b=...).items(): glue_num(key, value)
+            keys |= set(re.findall(r"(\w+)\s*=(?!=)", c))
+    return keys
+
+
+def student_notebook_gaps(full_nb, student_nb):
+    """What a solution-free notebook reads that only the removed solution cells defined."""
+    def code(nb):
+        return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+    def markdown(nb):
+        return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+    kept, everything = code(student_nb), code(full_nb)
+    removed = list(everything)
+    for c in kept:
+        if c in removed:
+            removed.remove(c)
+    bound_kept, read_kept = set(), set()
+    for c in kept:
+        b, r = _names(c)
+        bound_kept |= b
+        read_kept |= r
+    bound_removed = set().union(*(_names(c)[0] for c in removed)) if removed else set()
+    gaps = {f"name {n}" for n in (read_kept & bound_removed) - bound_kept}
+    glued_kept, glued_removed = _glued_keys(kept), _glued_keys(removed)
+    used = set(re.findall(r"glued\.(\w+)", markdown(student_nb) + "\n".join(kept)))
+    gaps |= {f"glued.{k}" for k in (used & glued_removed) - glued_kept}
+    return sorted(gaps)
+
+
+def test_student_notebooks_need_nothing_from_the_solutions():
+    """Run top to bottom, a solution-free notebook never reads a name or glued value only a solution defined."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from solutions import strip_solutions
+
+    full = json.loads((ROOT / "chapters" / "01_introduction.ipynb").read_text())
+    # the check can fail: a kept cell that reads the solution's err_ex
+    bad = strip_solutions(full)
+    bad["cells"].append({"cell_type": "code", "source": "print(err_ex[0.1])\n", "metadata": {}, "outputs": [], "execution_count": None})
+    assert "name err_ex" in student_notebook_gaps(full, bad)
+    problems = {}
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        gaps = student_notebook_gaps(nb, strip_solutions(nb))
+        if gaps:
+            problems[path.name] = gaps
+    assert not problems, problems
+
+
+def test_student_launch_buttons_open_the_students_branch(full_html, students_html):
+    url, branch = editions.repository()
+    owner_repo = url.removeprefix("https://github.com/")
+    student_branch = editions.students_branch()
+    assert student_branch != branch
+    n_pages = 0
+    for page in editions.toc_pages():
+        stud = (students_html / f"{page}.html").read_text()
+        full = (full_html / f"{page}.html").read_text()
+        binder_s = re.findall(r'href="(https://mybinder\.org/v2/gh/[^"]+)"', stud)
+        binder_f = re.findall(r'href="(https://mybinder\.org/v2/gh/[^"]+)"', full)
+        assert len(binder_s) == len(binder_f), page
+        assert all(f"/v2/gh/{owner_repo}/{student_branch}?" in b for b in binder_s), binder_s
+        assert all(f"/v2/gh/{owner_repo}/{branch}?" in b for b in binder_f), binder_f
+        thebe = re.findall(r'ref:\s*"([^"]+)"', stud)
+        assert set(thebe) <= {student_branch}, thebe
+        assert set(re.findall(r'ref:\s*"([^"]+)"', full)) <= {branch}
+        # no button leads to the repository's full sources
+        assert f'href="{url}"' not in stud and f'href="{url}"' in full
+        n_pages += bool(binder_s)
+    assert n_pages >= 10
+
+
+# --- the PDFs ---------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
-def book_pdf(full_html):
+def pdfs(full_html, students_html):
     if CHROMIUM is None:
         pytest.skip("make pdf needs Chromium: `apt-get update && apt-get install -y chromium`")
     res = subprocess.run(
@@ -280,48 +637,186 @@ def book_pdf(full_html):
         text=True,
         cwd=ROOT,
         env=_env(),
-        timeout=1800,
+        timeout=3600,
     )
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    return PDF
+    return {name: PDF_DIR / name for name in ("book.pdf", "book-students.pdf", "api.pdf")}
+
+
+@pytest.fixture(scope="session")
+def book_pdf(pdfs):
+    return pdfs["book.pdf"]
+
+
+@pytest.fixture(scope="session")
+def pdf_texts(pdfs):
+    """{pdf name: [the text of each page]}, read once (pypdf takes a while over 200 pages)."""
+    from pypdf import PdfReader
+
+    return {name: [p.extract_text() or "" for p in PdfReader(str(path)).pages] for name, path in pdfs.items()}
 
 
 def full_html_path(page):
     return HTML / f"{page}.html"
 
 
-def test_pdf_holds_the_whole_book_typeset(book_pdf):
+def _outline(reader):
+    """[(depth, title, page, top)] of the whole outline, in order."""
+    out = []
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                top = item.get("/Top")
+                out.append((depth, str(item.title), reader.get_destination_page_number(item), None if top is None else float(top)))
+
+    walk(reader.outline, 0)
+    return out
+
+
+def _numbered_headings(html_dir, pages):
+    """[(number, title)] of every numbered h1-h3 of *pages*, in reading order."""
+    from bs4 import BeautifulSoup
+
+    out = []
+    for page in pages:
+        article = BeautifulSoup((html_dir / f"{page}.html").read_text(), "html.parser").find("article")
+        for h in article.find_all(["h1", "h2", "h3"]):
+            num = h.find("span", class_="section-number")
+            if num is None:
+                continue
+            for junk in h.select("a.headerlink"):
+                junk.decompose()
+            number = num.get_text().strip().rstrip(".")
+            num.decompose()
+            out.append((number, " ".join(h.get_text(" ").split())))
+    return out
+
+
+def _norm(text):
+    return "".join(_words(text))
+
+
+def test_pdf_outline_has_every_numbered_section_nested(pdfs, pdf_texts):
+    from pypdf import PdfReader
+
+    pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
+    for name, html in (("book.pdf", HTML), ("book-students.pdf", STUDENTS)):
+        reader = PdfReader(str(pdfs[name]))
+        outline = _outline(reader)
+        headings = _numbered_headings(html, pages)
+        assert len(headings) > 100 and len(outline) >= len(headings)
+        texts = {}
+        by_number = {}
+        for depth, title, page, top in outline:
+            m = re.match(r"^(\d+(?:\.\d+)*) ", title)
+            if m:
+                by_number[m.group(1)] = (depth, title, page)
+        for number, title in headings:
+            assert number in by_number, f"{name}: no bookmark for {number} {title}"
+            depth, btitle, page = by_number[number]
+            # nested: chapter at the top, each further number one level down (7.12.3 under 7.12 under 7)
+            assert depth == number.count("."), (name, number, depth)
+            words = [w for w in _words(_MARKUP.sub(" ", title)) if len(w) > 2][:4]
+            text = texts.setdefault(page, _norm(pdf_texts[name][page]))
+            assert all(w in text for w in words), f"{name}: {number} {title} is not on page {page + 1}"
+        # reading order: bookmarks never go back
+        starts = [page for _, _, page, _ in outline]
+        assert starts == sorted(starts), name
+
+
+def test_pdf_has_no_heading_alone_at_a_page_foot(pdfs):
+    """A heading is followed on its own page by some text of what it heads (CSS break-after: avoid)."""
+    from pypdf import PdfReader
+
+    footer_y = 40  # the footer ("7. How tight are the bounds? · 8") sits in the bottom margin
+    problems = []
+    for name in ("book.pdf", "book-students.pdf"):
+        reader = PdfReader(str(pdfs[name]))
+        cache = {}
+        for depth, title, page, top in _outline(reader):
+            if top is None:
+                continue
+            if page not in cache:
+                runs = []
+
+                def visit(text, cm, tm, font, size, runs=runs):
+                    if text.strip():
+                        runs.append((tm[4] * cm[1] + tm[5] * cm[3] + cm[5], text.strip()))
+
+                reader.pages[page].extract_text(visitor_text=visit)
+                cache[page] = runs
+            heading = _norm(title)
+            below = [t for y, t in cache[page] if footer_y < y < top - 2 and _norm(t) and _norm(t) not in heading]
+            if not below:
+                problems.append(f"{name}: '{title}' is the last thing on page {page + 1}")
+    assert not problems, problems
+
+
+def test_pdf_prints_the_last_column_of_every_table(pdfs, pdf_texts):
+    """No table is wider than the page: each table's last column header is in the PDF's text."""
+    from bs4 import BeautifulSoup
+
+    pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
+    text = _norm("\n".join(pdf_texts["book.pdf"]))
+    missing, n_tables = [], 0
+    for page in pages:
+        article = BeautifulSoup((HTML / f"{page}.html").read_text(), "html.parser").find("article")
+        for table in article.select("table"):
+            if table.find_parent(class_="jupyter-widgets") or table.find_parent("div", class_="solution"):
+                continue
+            header = table.select("thead tr") or table.select("tr")
+            cells = header[0].find_all(["th", "td"]) if header else []
+            if len(cells) < 2:
+                continue
+            n_tables += 1
+            last = cells[-1]
+            for m in last.select("mjx-assistive-mml, script"):
+                m.decompose()
+            want = _norm(re.sub(r"\\\(.*?\\\)", " ", last.get_text(" ")))
+            if want and want not in text:
+                missing.append(f"{page}: {last.get_text(' ').strip()!r} ({len(cells)} columns)")
+    assert n_tables >= 15
+    assert not missing, missing
+
+
+def test_pdf_holds_the_whole_book_typeset(book_pdf, pdfs, pdf_texts):
     from pypdf import PdfReader
 
     reader = PdfReader(str(book_pdf))
-    pages = editions.toc_pages()
-    outline = [item.title for item in reader.outline]
-    assert len(outline) == len(pages)
-    assert len(reader.pages) > 3 * len(pages)
-    page_texts = [p.extract_text() or "" for p in reader.pages]
+    pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
+    outline = _outline(reader)
+    top = [(title, page) for depth, title, page, _ in outline if depth == 0]
+    # one top-level bookmark per page of the table of contents, but 7a, which is a section of 7
+    assert len(top) == len(pages) - 1
+    assert len(outline) > 3 * len(top)
+    assert len(reader.pages) > 3 * len(top)
+    page_texts = pdf_texts["book.pdf"]
     text = "\n".join(page_texts)
     flat = re.sub(r"\s+", " ", text)
-    # Reading order: one bookmark per page of the table of contents, in its order, each
-    # starting where the previous one ends.
-    starts = [reader.get_destination_page_number(item) for item in reader.outline]
+    starts = [page for _, page in top]
     assert starts[0] == 0 and starts == sorted(set(starts))
-    assert outline[1].startswith("1. Introduction") and outline[-1] == "References"
+    titles = [t for t, _ in top]
+    assert titles[1].startswith("1 Introduction") and titles[-1] == "References"
+    assert not any("API reference" in t for _, t, _, _ in outline)
 
     def chapter_text(prefix):
-        i = next(k for k, title in enumerate(outline) if title.startswith(prefix))
+        i = next(k for k, title in enumerate(titles) if title.startswith(prefix))
         end = starts[i + 1] if i + 1 < len(starts) else len(page_texts)
         return re.sub(r"\s+", " ", " ".join(page_texts[starts[i] : end]))
 
     # Numbered statements, each printed in its own chapter.
-    assert "Theorem 3.2" in chapter_text("3.") and "Theorem 3.4" in chapter_text("3.")
-    assert "Lemma 5.5" in chapter_text("5.") and "Lemma 5.4" in chapter_text("5.")
+    assert "Theorem 3.2" in chapter_text("3 ") and "Theorem 3.4" in chapter_text("3 ")
+    assert "Lemma 5.5" in chapter_text("5 ") and "Lemma 5.4" in chapter_text("5 ")
     assert "Lemma A.1" in chapter_text("Technical lemmas")
     # Table 1, as printed in the paper (chapter 4), and exercises with their solutions.
     for number in ("2541.3", "88.5", "Exercise 7.2", "Solution to"):
         assert number in flat, number
     # The explorers print with their saved state (panel and plot), not as empty space.
-    assert "gap Thm 3.4 / lower bound" in chapter_text("7.")
-    assert "B suﬃcient σ (Thm 3.4)" in chapter_text("3.") or "B sufficient σ (Thm 3.4)" in chapter_text("3.")
+    assert "gap Thm 3.4 / lower bound" in chapter_text("7 ")
+    assert "B suﬃcient σ (Thm 3.4)" in chapter_text("3 ") or "B sufficient σ (Thm 3.4)" in chapter_text("3 ")
     # MathJax typeset everything: no raw TeX in the text layer, except inside code blocks, which
     # print verbatim (a Python string may hold TeX for a plot label).
     code = "".join(
@@ -339,6 +834,24 @@ def test_pdf_holds_the_whole_book_typeset(book_pdf):
     # Figures came through as images.
     n_images = sum(len(p.images) for p in reader.pages)
     assert n_images >= 10
+
+
+def test_api_reference_is_its_own_pdf_and_the_student_pdf_has_no_solution(pdfs, pdf_texts):
+    from pypdf import PdfReader
+
+    book, students, api = (PdfReader(str(pdfs[n])) for n in ("book.pdf", "book-students.pdf", "api.pdf"))
+    api_outline = _outline(api)
+    assert api_outline[0][1] == "API reference" and len(api.pages) > 20
+    assert any("dpmask.bounds" in t for _, t, _, _ in api_outline)
+    api_words = _norm(" ".join(pdf_texts["api.pdf"]))
+    assert "sigmaasufficient" in api_words
+    book_text = " ".join(pdf_texts["book.pdf"])
+    assert "Solution to" in book_text
+    student_text = " ".join(pdf_texts["book-students.pdf"])
+    assert "Solution to" not in student_text and "Exercise 7.2" in student_text
+    assert len(students.pages) < len(book.pages)
+    assert [t for d, t, _, _ in _outline(students) if d == 0] == [t for d, t, _, _ in _outline(book) if d == 0]
+    assert students.metadata.title.endswith("(student edition)")
 
 
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
@@ -432,7 +945,7 @@ def test_publication_check_passes_for_a_fork_whose_badge_follows(tmp_path, monke
     cfg["repository"] = {"url": fork, "branch": "main"}
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(cfg))
     (tmp_path / "README.md").write_text((ROOT / "README.md").read_text())
-    monkeypatch.setattr(editions, "ROOT", tmp_path)
+    monkeypatch.setattr(publish, "ROOT", tmp_path)
     config = SimpleNamespace(
         dpmask_publish=True,
         dpmask_edition="full",
