@@ -76,6 +76,10 @@ def _curves(eps, delta, p):
     )
 
 
+# n from 3 (p + 2 at p = 1) to 10^6: one range for every p, so that moving p keeps the static picture
+_N_RANGE = log_range(3, 10**6, per_decade=20)
+
+
 class _Plot(LivePlot):
     def __init__(self):
         super().__init__(r"rows $n$", r"noise standard deviation $\sigma$", "xy", margins=(0.11, 0.98, 0.13, 0.91))
@@ -98,9 +102,8 @@ class _Plot(LivePlot):
         self.a_ex.set_ydata([a_ex, a_ex])
         self.dot.set_data([n], [sigma_n])
         self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  p = {p}")
-        xlim = log_range(*data_range(grid, n), per_decade=20)  # moves with p only
         ylim = log_range(*data_range(b, b_cor, a_suf, a_nec, a_ex, sigma_n))
-        return self.png(xlim, ylim)
+        return self.png(_N_RANGE, ylim)
 
 
 _PANEL = (

@@ -1,20 +1,24 @@
 """The tightness explorer: the paper's bounds against exact curves and lower bounds (chapter 7).
 
 Its slow part is Setting B's lower bound, :func:`dpmask.audit.sigma_lower_bound`: an exact
-nested search whose cost is almost all fixed (a few tenths of a second per call on an idle
-core, for one point or for a hundred).  So that a slider answers with it at once:
+nested search.  Its cost is mostly fixed at small n (about 0.3 s per call on an idle core, for
+one point or for eighty) and grows with each point at large n (the noncentral chi-square tails:
+about 0.1 s a point at n = 10^5).  So that a slider answers with it at once:
 
-* a worker process (``python -m dpmask.widgets._worker``, one per Python process, shared by
-  every tightness explorer) runs the searches, so that the kernel's thread stays free to draw (a thread would share the
-  interpreter lock and slow every drawing down two- to threefold);
-* it solves many slider positions per call: the ones around the current setting, nearest first
-  and ahead in the direction of the last move, before the reader gets there.  The slider
-  positions are the grid: every value kept is ``sigma_lower_bound`` at one position, evaluated
-  by the same vectorised call, which treats each point on its own;
+* two worker processes (``python -m dpmask.widgets._worker``, started once per Python process
+  and shared by every tightness explorer) run the searches, so that the kernel's thread stays
+  free to draw (a thread would share the interpreter lock: measured, it slowed the drawing
+  2.8-fold);
+* they solve the slider positions a reader is likely to reach next (:func:`_plan`: one key press
+  away along every slider, and further ahead along the slider being pressed), many per call,
+  before the reader gets there.  The slider positions are the grid: every value kept is
+  ``sigma_lower_bound`` at one position, from a vectorised call that treats each point on its
+  own (bit for bit the value of a call at that point alone);
 * a setting not solved yet shows the rest of the panel at once, marked "computing the lower
-  bound", and the complete panel as soon as its values arrive.
+  bound", one worker drops everything else for it, and the complete panel replaces it as soon
+  as its values arrive.
 
-Where no process can be started, the searches run in a thread of this process instead.
+Where no process can be started, the searches run in this process instead.
 """
 
 from __future__ import annotations
@@ -163,11 +167,15 @@ class _Worker:
         except (OSError, ValueError):  # no process here (a sandbox, an embedded interpreter)
             self.proc, self.failed = None, True
 
+    def start(self):
+        """Start the process now (its imports take a second or two), unless it runs or cannot run."""
+        if self.proc is None and not self.failed:
+            self._start()
+
     def solve(self, points):
         import pickle
 
-        if self.proc is None and not self.failed:
-            self._start()
+        self.start()
         if self.proc is not None:
             try:
                 pickle.dump(points, self.proc.stdin)
@@ -196,55 +204,104 @@ def _known(points):
         return [_SOLVED.get(pt) for pt in points]
 
 
-class _Scheduler:
-    """One thread that feeds the worker: the most recently moved explorer's plan first."""
+_INFLIGHT = set()  # points a worker is solving
 
-    BATCH = 160  # points per prefetch call (about 16 settings): the fixed cost dominates below that
+
+def _take(plan, limit, first=False):
+    """Claim the missing points of *plan*'s settings, in order, up to about *limit* points.
+
+    Points another worker is solving are left to it, except the first setting's when *first*
+    (the one a reader waits for: solving it again is faster than waiting for a long call).
+    """
+    wanted = []
+    with _LOCK:
+        for index, setting in enumerate(plan):
+            skip = () if first and index == 0 else _INFLIGHT
+            wanted += [pt for pt in _needs(*setting) if pt not in _SOLVED and pt not in skip and pt not in wanted]
+            if len(wanted) >= limit or (first and wanted):
+                break
+        _INFLIGHT.update(wanted)
+    return wanted
+
+
+def _points_per_call(n):
+    """About a second's work on an idle core: each search costs more at large n (the chi-square tails)."""
+    return 80 if n <= 1000 else 30 if n <= 10**4 else 12
+
+
+class _Scheduler:
+    """Two threads, each feeding its own worker process, both walking the plan of the last explorer moved.
+
+    ``now`` takes the setting on show first, alone, when it is missing, then small calls of the
+    plan; ``ahead`` takes larger calls of the plan (:func:`_plan`).  So a miss never waits behind
+    a long call, and both cores solve ahead of the reader.
+    """
 
     def __init__(self):
         self.explorers = weakref.WeakSet()
-        self.wake = threading.Event()
-        self.worker = _Worker()
-        self.thread = None
+        self.events = {"now": threading.Event(), "ahead": threading.Event()}
+        self.workers = {"now": _Worker(), "ahead": _Worker()}
+        self.busy = {"now": False, "ahead": False}
+        self.started = False
 
     def add(self, explorer):
         self.explorers.add(explorer)
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._run, name="dpmask-tightness-scheduler", daemon=True)
-            self.thread.start()
-        self.wake.set()
+        if not self.started:
+            self.started = True
+            for name in self.events:
+                threading.Thread(target=self._run, args=(name,), name=f"dpmask-tightness-{name}", daemon=True).start()
+        self.wake()
 
-    def _batch(self):
-        """Missing points in plan order; a small call when the reader waits for the current setting."""
+    def wake(self):
+        for event in self.events.values():
+            event.set()
+
+    def settle(self, timeout):
+        """Wait until both threads have nothing left to solve (for tests and benchmarks); True if they had."""
+        import time
+
+        end = time.monotonic() + timeout
+        while any(self.busy.values()) or any(e.is_set() for e in self.events.values()):
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def _batch(self, name):
         for explorer in sorted(self.explorers, key=lambda e: -e.touched):
-            wanted, limit = [], self.BATCH
-            for setting in explorer.plan():
-                needs = _needs(*setting)
-                missing = [pt for pt, v in zip(needs, _known(needs)) if v is None and pt not in wanted]
-                if missing and setting == explorer.current:
-                    limit = len(missing) + 30  # answer the reader first
-                wanted += missing
-                if len(wanted) >= limit:
-                    break
-            if wanted:
-                return wanted
+            plan = explorer.plan()
+            if plan:
+                per_call = _points_per_call(plan[0][2])
+                points = _take(plan, per_call // 2 if name == "now" else per_call, first=name == "now")
+                if points:
+                    return points
         return []
 
-    def _run(self):
+    def _run(self, name):
+        event, worker = self.events[name], self.workers[name]
+        worker.start()
         while True:
-            self.wake.wait()
-            self.wake.clear()
-            while True:
-                points = self._batch()
-                if not points:
-                    break
-                try:
-                    found = self.worker.solve(points)
-                except Exception as err:  # shown in the panels that wait for these points, not lost here
-                    found = {pt: f"{type(err).__name__}: {err}" for pt in points}
-                _remember(found)
-                for each in list(self.explorers):
-                    each.solved()
+            event.wait()
+            self.busy[name] = True
+            event.clear()
+            try:
+                while points := self._batch(name):
+                    try:
+                        found = worker.solve(points)
+                    except Exception as err:  # shown in the panels that wait for these points, not lost here
+                        found = {pt: f"{type(err).__name__}: {err}" for pt in points}
+                    finally:
+                        with _LOCK:
+                            _INFLIGHT.difference_update(points)
+                    _remember(found)
+                    for each in list(self.explorers):
+                        each.solved()
+            except Exception:  # a bug here must not end the thread (every later move would wait forever)
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                self.busy[name] = False
 
 
 _SCHEDULER = _Scheduler()
@@ -282,16 +339,26 @@ def _step(raw, axis, k):
     return tuple(new)
 
 
-def _plan(raw, move, radius):
-    """Settings to solve, most likely next first: ahead along the last move, then rings around."""
-    out = [raw]
-    for r in range(1, radius + 1):
-        if move is not None:
-            ahead = _step(raw, move[0], move[1] * r)
-            out.append(ahead)
-            if ahead is not None and r <= 3:
-                out += [_step(ahead, axis, s) for axis in range(4) if axis != move[0] for s in (1, -1)]
-        out += [_step(raw, axis, s * r) for axis in range(4) for s in (1, -1)]
+def _ring(raw, r=1):
+    """Slider values r key presses away along each slider, both ways."""
+    return [_step(raw, axis, s * r) for axis in range(4) for s in (1, -1)]
+
+
+def _plan(raw, move, streak):
+    """Settings to solve, most likely next first.
+
+    At rest, or after a jump: one key press away along every slider.  After *streak* single key
+    presses in a row: further ahead along the last move (two more positions per press, up to 12),
+    then one press away along every slider from here and from the next two positions, then two.
+    """
+    if move is None or streak == 0:
+        out = [raw, *_ring(raw)]
+    else:
+        ahead = [_step(raw, move[0], move[1] * r) for r in range(1, min(12, 2 + 2 * streak) + 1)]
+        out = [raw, *ahead, *_ring(raw)]
+        for base in ahead[:2]:
+            out += _ring(base) if base is not None else []
+        out += _ring(raw, 2) if streak >= 2 else []
     seen, plan = set(), []
     for values in out:
         if values is None:
@@ -374,16 +441,16 @@ class _Explorer:
         # One figure and one page cache, used by the kernel's thread and by the scheduler's.
         self.lock = threading.RLock()
         self.pages = collections.OrderedDict()  # complete (panel, png) per setting
-        self.raw, self.current, self.move, self.touched = None, None, None, 0.0
+        self.raw, self.current, self.move, self.streak, self.touched = None, None, None, 0, 0.0
         self.done = Future()
         self.box = w.VBox([w.VBox(self.controls), self.panel, self.image])
 
     def plan(self):
         with self.lock:
-            raw, current, move = self.raw, self.current, self.move
+            raw, current, move, streak = self.raw, self.current, self.move, self.streak
         if current is None or current[2] <= current[3] + 1:
             return []
-        return _plan(raw, move, 10 if move is not None else 3)
+        return _plan(raw, move, streak)
 
     def page(self, setting, lower):
         """(panel, png) for *setting*; *lower*: the solved values of ``_needs(*setting)``, or None."""
@@ -423,6 +490,9 @@ class _Explorer:
                 moved = [i for i in range(4) if setting[i] != self.current[i]]
                 if moved:
                     self.move = (moved[0], 1 if setting[moved[0]] > self.current[moved[0]] else -1)
+                # a key press (one position along one slider) or a jump (a drag, a typed value)
+                one_step = setting in {_setting(v) for v in _ring(self.raw) if v is not None}
+                self.streak = self.streak + 1 if one_step else 0
                 self.touched = time.monotonic()
             self.raw, self.current = raw, setting
             _resolve(self.done)
@@ -441,7 +511,14 @@ class _Explorer:
             else:
                 self.panel.value, self.image.value = page
                 _resolve(self.done)
-        _SCHEDULER.wake.set()
+        _SCHEDULER.wake()
+
+    def close(self):
+        """Stop solving ahead for this explorer and close its widgets."""
+        _SCHEDULER.explorers.discard(self)
+        self.box.close()
+        for widget in (*self.controls, self.panel, self.image):
+            widget.close()
 
     def solved(self):
         """Called by the scheduler after each batch: show the current setting complete if it can be."""
