@@ -3,9 +3,10 @@
 What it does: starts JupyterLab on 127.0.0.1 (a free port, no token, temporary settings and
 workspace folders), writes a small notebook that builds every ``*_explorer`` of
 ``dpmask.widgets`` with its default values, opens it in Debian's Chromium through Playwright and
-runs it.  Then, explorer by explorer and slider by slider, it focuses the slider's handle and
-presses an arrow key ``--presses`` times (towards the side with more room).  For each press the
-page records, with ``performance.now()``:
+runs it.  Then, explorer by explorer and slider by slider (each slider left where its presses
+took it), it focuses the slider's handle, waits ``--switch`` seconds (a reader moving to the
+slider) and presses an arrow key ``--presses`` times, towards the side with more room and back
+at an end.  For each press the page records, with ``performance.now()``:
 
 * the key press (a ``keydown`` listener in the capture phase, before the slider sees it);
 * every later change of the explorer's numbers panel (a ``MutationObserver``) and every load of
@@ -236,19 +237,24 @@ def _press(page, index, key, quiet, timeout):
             return s["last"] - s["pressed"] if not s["computing"] else float("inf")
 
 
-def _drive(page, names, presses, quiet, timeout):
+def _drive(page, names, presses, quiet, timeout, switch):
     results = {}
     for index, name in enumerate(names):
         lat, unchanged = [], 0
         for handle in _slider_handles(page, index):
-            sel = f".dpmask-bench-explorer >> nth={index}"
-            locator = page.locator(sel).locator(".widget-slider").nth(handle["i"]).locator(".noUi-handle")
+            locator = (page.locator(".dpmask-bench-explorer").nth(index).locator(".widget-slider")
+                       .nth(handle["i"]).locator(".noUi-handle"))
             locator.scroll_into_view_if_needed()
             locator.focus()
+            time.sleep(switch)  # a reader moving to the next slider
             up = handle["max"] - handle["now"] >= handle["now"] - handle["min"]
-            key = "ArrowRight" if up else "ArrowLeft"
             for _ in range(presses):
-                ms = _press(page, index, key, quiet, timeout)
+                now = float(locator.get_attribute("aria-valuenow"))
+                if up and now >= handle["max"] - 1e-9:
+                    up = False  # at an end: come back
+                elif not up and now <= handle["min"] + 1e-9:
+                    up = True
+                ms = _press(page, index, "ArrowRight" if up else "ArrowLeft", quiet, timeout)
                 if ms is None:
                     unchanged += 1
                 else:
@@ -285,6 +291,8 @@ def main(argv=None):
     parser.add_argument("--quiet", type=float, default=0.3,
                         help="seconds without a change that end a press's answer (default 0.3)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a change (default 10)")
+    parser.add_argument("--switch", type=float, default=1.0,
+                        help="seconds between focusing a slider and its first press (default 1)")
     parser.add_argument("--settle", type=float, default=2.0,
                         help="seconds between the explorers appearing and the first press (default 2)")
     parser.add_argument("--only", action="append", choices=EXPLORERS, help="one explorer (repeatable)")
@@ -316,7 +324,7 @@ def main(argv=None):
             _wait_rendered(page, len(names))
             time.sleep(args.settle)
             load_before = os.getloadavg()
-            results = _drive(page, names, args.presses, args.quiet, args.timeout)
+            results = _drive(page, names, args.presses, args.quiet, args.timeout, args.switch)
             load_after = os.getloadavg()
             browser.close()
     finally:
@@ -329,7 +337,8 @@ def main(argv=None):
     shutil.rmtree(workdir, ignore_errors=True)
     print(f"load average (1, 5, 15 min) before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}; "
           f"after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} cores")
-    print(f"{args.presses} presses per slider, next press {args.quiet:.2f} s after the last change")
+    print(f"{args.presses} presses per slider (back at an end), sliders in turn without resetting them; next press "
+          f"{args.quiet:.2f} s after the last change, {args.switch:.1f} s before a slider's first press")
     head = (f"{'explorer':<11}{'presses':>8}{'no change':>10}{'median ms':>11}{'worst ms':>10}  target"
             f"{'py median':>11}{'py worst':>10}{'py done med':>13}{'py done worst':>15}")
     print(head)
