@@ -539,10 +539,11 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
     (Theorem 3.4 above, the best audit lower bound below, see
     :func:`tightness_numbers`).  The plot shows the bracket against p.
 
-    The audit lower bound is an exact nested search; a worker process solves it ahead for the
-    slider positions around the current one (see the module :mod:`dpmask.widgets.tightness`), so
-    that a move usually finds it done.  A setting not solved yet shows everything else at once
-    and the lower bound when it arrives.
+    The audit lower bound is an exact nested search (tenths of a second to seconds); two worker
+    processes solve it ahead for the slider positions a reader is likely to reach next (one key
+    press away along every slider, further along the slider being pressed), so that a key press
+    usually finds it done.  A setting not solved yet shows everything else at once, marked as
+    computing, and the complete panel when the lower bound arrives.
 
     Parameters
     ----------
