@@ -150,6 +150,7 @@ class _Worker:
     def __init__(self):
         self.proc = None
         self.failed = False
+        self.deaths = 0
 
     def _start(self):
         import os
@@ -182,13 +183,14 @@ class _Worker:
                 self.proc.stdin.flush()
                 return pickle.load(self.proc.stdout)
             except (EOFError, OSError, pickle.UnpicklingError):  # it died: this batch here, then a new one
-                self.proc = None
+                self.proc, self.deaths = None, self.deaths + 1
+                self.failed = self.deaths >= 3  # not a fourth: solve here from now on
         return _solve(points)
 
 
 # Lower bounds found so far, point -> value (or error text), shared by every explorer.
 _SOLVED = collections.OrderedDict()
-_SOLVED_MAX = 200_000
+_SOLVED_MAX = 50_000  # points (about 4,500 settings)
 _LOCK = threading.Lock()
 
 
