@@ -276,16 +276,23 @@ def test_axis_ranges_contain_the_data_and_snap():
 
 
 def test_tightness_batch_gives_sigma_lower_bound_point_by_point():
-    """One vectorised call per statistic gives, bit for bit, the package function at each point."""
+    """One vectorised call per statistic gives, bit for bit, the package function at each point,
+    and the panel's bound is sigma_lower_bound's "best"."""
     from dpmask import audit
     from dpmask.widgets import tightness as T
 
-    points = T._needs(0.1, 0.01, 30, 5) + T._needs(2.0, 1e-6, 20, 7)
+    settings = [(0.1, 0.01, 30, 5), (2.0, 1e-6, 20, 7), (0.5, 1e-3, 25119, 50)]  # the last: n p > 1e6
+    points = [pt for setting in settings for pt in T._needs(*setting)]
     found = T._solve(points)
     assert set(found) == set(points)
-    for point in points:
+    assert not any(pt[3] == "frobenius" for pt in T._needs(*settings[2]))  # outside its curves' domain
+    for point in points[: -len(T._needs(*settings[2]))]:  # (point by point at n = 25119 takes long)
         eps, delta, n, statistic, p = point
         assert found[point] == float(audit.sigma_lower_bound(eps, delta, n, p, statistic=statistic)), point
+    for setting in settings:
+        best, curve = T._lower(setting, [found[pt] for pt in T._needs(*setting)])
+        assert best == float(audit.sigma_lower_bound(*setting)), setting
+        assert len(curve) == len(T._plotted(setting[2], setting[3]))
 
 
 def test_tightness_worker_process_answers_like_this_process_and_ends_with_its_input():

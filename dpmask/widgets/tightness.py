@@ -100,8 +100,25 @@ def _plotted(n, p):
 
 
 def _needs(eps, delta, n, p):
-    """The lower bounds one setting shows: (eps, delta, n, statistic, p) for the plot and the panel."""
-    return [(eps, delta, n, "projection", q) for q in _plotted(n, p)] + [(eps, delta, n, "best", p)]
+    """The lower bounds one setting shows, (eps, delta, n, statistic, p): the projection bound at
+    every plotted p (the current one among them), then the Frobenius bound at p where its curves
+    hold (n p <= 1e6)."""
+    from ..exact import N_MAX
+
+    points = [(eps, delta, n, "projection", q) for q in _plotted(n, p)]
+    return points + [(eps, delta, n, "frobenius", p)] if n * p <= N_MAX else points
+
+
+def _lower(setting, values):
+    """The panel's lower bound and the plot's curve from the values of ``_needs(*setting)``.
+
+    The panel shows ``sigma_lower_bound(..., statistic="best")``, which its docstring defines as
+    the larger of the two statistics' bounds, the projection one alone where n p > 1e6.
+    """
+    eps, delta, n, p = setting
+    ps = _plotted(n, p)
+    curve = values[: len(ps)]
+    return max([curve[ps.index(p)], *values[len(ps):]]), np.array(curve)
 
 
 @functools.lru_cache(maxsize=256)
@@ -122,7 +139,7 @@ def _solve(points):
     from .. import audit
 
     out = {}
-    for stat in ("projection", "best"):
+    for stat in ("projection", "frobenius"):
         group = [pt for pt in points if pt[3] == stat]
         if not group:
             continue
@@ -460,12 +477,12 @@ class _Explorer:
         failed = next((v for v in lower or () if isinstance(v, str)), None)
         if failed is not None:
             return f"<p>The lower bound failed: {failed}</p>", self.image.value
-        vals = _numbers(e, d, nn, pp, float("nan") if lower is None else lower[-1])
+        b_lower, curve = (float("nan"), None) if lower is None else _lower(setting, lower)
+        vals = _numbers(e, d, nn, pp, b_lower)
         rows = _PANEL_EXACT if pp == 1 else _PANEL
         note = f"n = {nn}, p = {pp}" + ("" if lower else "; computing the lower bound (an exact search)…")
         html = panel(rows, vals, note)
         ps = tuple(_plotted(nn, pp))
-        curve = None if lower is None else np.array(lower[:-1])
         png = self.plot.draw(e, d, nn, np.array(ps, float), _upper(e, d, nn, ps), curve, analytic_sigma(e, d))
         return html, png
 
