@@ -240,8 +240,9 @@ def _press(page, index, key, quiet, timeout):
 def _drive(page, names, presses, quiet, timeout, switch):
     results = {}
     for index, name in enumerate(names):
-        lat, unchanged = [], 0
+        lat, unchanged, by_slider = [], 0, []
         for handle in _slider_handles(page, index):
+            first = len(lat)
             locator = (page.locator(".dpmask-bench-explorer").nth(index).locator(".widget-slider")
                        .nth(handle["i"]).locator(".noUi-handle"))
             locator.scroll_into_view_if_needed()
@@ -259,8 +260,12 @@ def _drive(page, names, presses, quiet, timeout, switch):
                     unchanged += 1
                 else:
                     lat.append(ms)
+            part = lat[first:]
+            if part:
+                by_slider.append(f"{handle['label'].strip() or handle['i']} {statistics.median(part):.0f}/{max(part):.0f}")
         results[name] = (lat, unchanged)
-        print(f"  {name}: {len(lat)} presses answered, {unchanged} without a change", flush=True)
+        print(f"  {name}: {len(lat)} presses answered, {unchanged} without a change; per slider, median/worst ms: "
+              + ", ".join(by_slider), flush=True)
     return results
 
 
