@@ -8,15 +8,15 @@ about 0.1 s a point at n = 10^5).  So that a slider answers with it at once:
 * two worker processes (``python -m dpmask.widgets._worker``, started once per Python process
   and shared by every tightness explorer) run the searches, so that the kernel's thread stays
   free to draw (a thread would share the interpreter lock: measured, it slowed the drawing
-  2.8-fold);
-* they solve the slider positions a reader is likely to reach next (:func:`_plan`: one key press
-  away along every slider, and further ahead along the slider being pressed), many per call,
-  before the reader gets there.  The slider positions are the grid: every value kept is
-  ``sigma_lower_bound`` at one position, from a vectorised call that treats each point on its
-  own (bit for bit the value of a call at that point alone);
+  2.8-fold).  One solves ahead, at a low priority; the other only the setting on show when it
+  is missing;
+* the first solves the slider positions a reader is likely to reach next (:func:`_plan`: one
+  key press away along every slider, and further ahead along the slider being pressed while
+  keys are pressed), many per call, before the reader gets there.  The slider positions are
+  the grid: every value kept is ``sigma_lower_bound`` at one position, from a vectorised call
+  that treats each point on its own (bit for bit the value of a call at that point alone);
 * a setting not solved yet shows the rest of the panel at once, marked "computing the lower
-  bound", one worker drops everything else for it, and the complete panel replaces it as soon
-  as its values arrive.
+  bound", and the complete panel as soon as its values arrive.
 
 Where no process can be started, the searches run in this process instead.
 """
@@ -164,7 +164,8 @@ class _Worker:
     when its input closes.  Where no process can be started, :func:`_solve` runs here instead.
     """
 
-    def __init__(self):
+    def __init__(self, nice=0):
+        self.nice = nice
         self.proc = None
         self.failed = False
         self.deaths = 0
@@ -180,8 +181,9 @@ class _Worker:
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         try:
-            self.proc = subprocess.Popen([sys.executable, "-m", "dpmask.widgets._worker"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            self.proc = subprocess.Popen([sys.executable, "-m", "dpmask.widgets._worker", str(self.nice)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         env=env)
         except (OSError, ValueError):  # no process here (a sandbox, an embedded interpreter)
             self.proc, self.failed = None, True
 
@@ -224,6 +226,7 @@ def _known(points):
 
 
 _INFLIGHT = set()  # points a worker is solving
+_RESTING = 10.0  # seconds without a move after which an explorer is solved only one press ahead
 
 
 def _take(plan, limit, first=False):
@@ -249,17 +252,18 @@ def _points_per_call(n):
 
 
 class _Scheduler:
-    """Two threads, each feeding its own worker process, both walking the plan of the last explorer moved.
+    """Two threads, each feeding its own worker process.
 
-    ``now`` takes the setting on show first, alone, when it is missing, then small calls of the
-    plan; ``ahead`` takes larger calls of the plan (:func:`_plan`).  So a miss never waits behind
-    a long call, and both cores solve ahead of the reader.
+    ``now`` solves only the setting on show when it is missing, at normal priority; ``ahead``
+    solves the plan of the explorer moved last (:func:`_plan`), at a low priority (niceness 10),
+    so that solving ahead yields the processor to the kernel drawing and to everything else.
+    A miss never waits behind a long call.
     """
 
     def __init__(self):
         self.explorers = weakref.WeakSet()
         self.events = {"now": threading.Event(), "ahead": threading.Event()}
-        self.workers = {"now": _Worker(), "ahead": _Worker()}
+        self.workers = {"now": _Worker(), "ahead": _Worker(nice=10)}
         self.busy = {"now": False, "ahead": False}
         self.started = False
 
@@ -290,8 +294,10 @@ class _Scheduler:
         for explorer in sorted(self.explorers, key=lambda e: -e.touched):
             plan = explorer.plan()
             if plan:
-                per_call = _points_per_call(plan[0][2])
-                points = _take(plan, per_call // 2 if name == "now" else per_call, first=name == "now")
+                if name == "now":
+                    points = _take(plan[:1], len(_needs(*plan[0])), first=True)
+                else:
+                    points = _take(plan, _points_per_call(plan[0][2]))
                 if points:
                     return points
         return []
@@ -465,10 +471,14 @@ class _Explorer:
         self.box = w.VBox([w.VBox(self.controls), self.panel, self.image])
 
     def plan(self):
+        import time
+
         with self.lock:
             raw, current, move, streak = self.raw, self.current, self.move, self.streak
         if current is None or current[2] <= current[3] + 1:
             return []
+        if time.monotonic() - self.touched > _RESTING:
+            streak = 0  # the reader has stopped: only one press away, no long run ahead
         return _plan(raw, move, streak)
 
     def page(self, setting, lower):
