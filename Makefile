@@ -1,12 +1,14 @@
 # The two commands a newcomer needs: `make book` and `make test`.
 # Each creates .venv on first use and reinstalls when pyproject.toml changes.
+# While editing the package, `make test-quick` gives a verdict in under a minute; `make test-slow`
+# runs the few checks too long for `make test` (CI runs both, .ci/run).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-publish book-students pdf badge test bench clean widgets-js
+.PHONY: book book-publish book-students pdf badge test test-quick test-slow bench clean widgets-js
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,12 +43,29 @@ badge: $(STAMP)
 
 # One BLAS thread per process: the tests multiply thousands of tiny matrices, where extra
 # threads only add wake-up latency (badly so on a busy 2-core machine).
+# The markers are set by tests/conftest.py from each test's path and fixtures (new tests inherit
+# them): notebook, book, browser, cluster, slow, live, publish, heavy.
+PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+
+# Everything but the slow checks: unit, property, doctests, the cluster, every chapter (nbval),
+# then the book built from nbval's executions (no notebook runs twice) and the browser.
 test: $(STAMP)
-	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+	$(PYTEST) -m "not slow and not live" --durations=10
+
+# The package alone: its unit, property and doctests that take well under a second each (the
+# few that take seconds are marked heavy in tests/conftest.py); no notebook, book, browser,
+# cluster or publishing check.
+test-quick: $(STAMP)
+	$(PYTEST) -m "not (notebook or book or browser or cluster or slow or live or publish or heavy)"
+
+# The checks too long for `make test` (each says in its docstring or mark what it detects).
+test-slow: $(STAMP)
+	$(PYTEST) -m "slow or live"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_core.py
 	$(BIN)/python benchmarks/bench_scale.py
+	$(BIN)/python benchmarks/bench_guards.py
 
 clean:
 	rm -rf _build

@@ -7,8 +7,14 @@ For each size (n, p) it times, on the same data X (entries uniform in [-1, 1]):
 * the rival: ``rivals.release_gram`` (one pass ``X^T X``, O(n p^2), then p x p
   noise) followed by ``inference.ols_from_gram(..., noise="gram")``.
 
-It reports the best wall time of a few runs of each and the ratio
-rival / masking.  Both noise levels are set for eps = 0.1, delta = 0.01 (the
+* the field's mechanisms on the same data: the rival as a table
+  (``rivals.release_gram`` then ``rivals.gram_table``), AdaSSP (``rivals.adassp``)
+  and the JL projection with ``r = n`` rows (``rivals.jl_release`` then
+  ``rivals.jl_ols``, including the calibration of ``w``).
+
+It reports the best wall time of a few runs of each and the ratios
+rival / masking, table / masking, adassp / masking and jl / masking, all
+measured in the same run.  Both noise levels are set for eps = 0.1, delta = 0.01 (the
 timings do not depend on them).
 
 BLAS is limited to one thread (set before numpy is imported), as in the other
@@ -55,11 +61,25 @@ def measure(n, p, repeats, rng):
         K = rivals.release_gram(X, tau, rng)
         return inference.ols_from_gram(K, n, p - 1, noise="gram", tau=tau)
 
-    masking()
-    rival()  # warm-up (imports, allocations)
-    t_mask = best_time(masking, repeats, budget=3.0)
-    t_rival = best_time(rival, repeats, budget=3.0)
-    return {"n": n, "p": p, "masking_s": t_mask, "rival_s": t_rival, "ratio": t_rival / t_mask}
+    def table():
+        return rivals.gram_table(rivals.release_gram(X, tau, rng), n, rng)
+
+    def adassp():
+        return rivals.adassp(X[:, :-1], X[:, -1], EPS, DELTA, rng)
+
+    def jl():
+        return rivals.jl_ols(rivals.jl_release(X, EPS, DELTA, rng=rng))
+
+    funcs = {"masking": masking, "rival": rival, "table": table, "adassp": adassp, "jl": jl}
+    for f in funcs.values():
+        f()  # warm-up (imports, allocations)
+    t = {name: best_time(f, repeats, budget=3.0) for name, f in funcs.items()}
+    out = {"n": n, "p": p}
+    out.update({f"{name}_s": value for name, value in t.items()})
+    out["ratio"] = t["rival"] / t["masking"]
+    for name in ("table", "adassp", "jl"):
+        out[f"ratio_{name}"] = t[name] / t["masking"]
+    return out
 
 
 def main(argv=None):
@@ -71,16 +91,21 @@ def main(argv=None):
     rng = np.random.default_rng(20269)
     print(f"dpmask rivals benchmark ({'quick' if args.quick else 'full'}), eps = {EPS}, delta = {DELTA}, "
           f"BLAS threads = {os.environ['OPENBLAS_NUM_THREADS']}")
-    print(f"{'n':>9} {'p':>3} {'masking (s)':>12} {'rival (s)':>10} {'rival / masking':>16}")
+    print(f"{'n':>9} {'p':>3} {'masking (s)':>12} {'rival (s)':>10} {'rival / masking':>16} "
+          f"{'table / masking':>16} {'adassp / masking':>17} {'jl / masking':>13}")
     rows = []
     for n, p in sizes:
         r = measure(n, p, repeats, rng)
         rows.append(r)
-        print(f"{n:>9} {p:>3} {r['masking_s']:>12.4g} {r['rival_s']:>10.4g} {r['ratio']:>16.3f}")
+        print(f"{n:>9} {p:>3} {r['masking_s']:>12.4g} {r['rival_s']:>10.4g} {r['ratio']:>16.3f} "
+              f"{r['ratio_table']:>16.3f} {r['ratio_adassp']:>17.3f} {r['ratio_jl']:>13.3f}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / ("bench_rivals_quick.json" if args.quick else "bench_rivals.json")
     out.write_text(json.dumps(rows, indent=1))
     print(f"ratio rival / masking: {min(r['ratio'] for r in rows):.3f} to {max(r['ratio'] for r in rows):.3f}")
+    for name in ("table", "adassp", "jl"):
+        lo, hi = min(r[f"ratio_{name}"] for r in rows), max(r[f"ratio_{name}"] for r in rows)
+        print(f"ratio {name} / masking: {lo:.3f} to {hi:.3f}")
     return rows
 
 

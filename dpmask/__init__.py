@@ -13,7 +13,12 @@ table       Table 1 of the paper
 exact       tight privacy curves the paper does not give
 audit       lower bounds and Monte Carlo audits of the privacy of Setting B
 inference   linear models fitted from a masked release (or a noisy Gram matrix)
-rivals      the Gaussian mechanism on X^T X, masking's rival (chapter 9)
+rivals      the Gaussian mechanism on X^T X, masking's rival (chapter 9); re-exports the three below
+field       the rival as a table and AdaSSP
+jl          the Johnson-Lindenstrauss projection and its least squares
+trust       trust models: the distributed rival under dropouts, what each party sends
+compare     the comparison engine of chapter 9 (every mechanism, one data set, one (eps, delta))
+data        public real data shipped in a pip wheel, scaled into [-1, 1] by a public bound
 symbolic    SymPy derivations checked by the book and the tests
 scale       masking on Dask arrays (optional extra ``scale``)
 widgets     ipywidgets explorers (optional extra ``book``)

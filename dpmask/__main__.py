@@ -40,13 +40,19 @@ def _parser():
         help="per setting: the best proven sigma and its source, the exact sigma where known, "
         "the lower bound, and the paper's bounds",
     )
-    s.add_argument("--eps", type=float, required=True, help="privacy parameter eps > 0")
-    s.add_argument("--delta", type=float, required=True, help="privacy parameter, 0 < delta < 1")
-    s.add_argument("--n", type=int, required=True, help="number of rows n > p")
+    s.add_argument("--eps", type=float, required=True, help="privacy parameter, 1e-100 <= eps <= 1e4")
+    s.add_argument("--delta", type=float, required=True, help="privacy parameter, 1e-300 <= delta < 1 - 1e-8")
+    s.add_argument("--n", type=int, required=True, help="number of rows, p < n <= 2**53")
     s.add_argument("--p", type=int, required=True, help="number of columns p >= 1")
     t = sub.add_parser("table", help="print the paper's Table 1, recomputed")
     t.add_argument("--corrected", action="store_true", help="conservative variant of Theorem 3.4 with 2(n-p-1) (see the book, chapter 5)")
     return parser
+
+
+def _value(x):
+    """A value in a 12-character column: four decimals in [1e-3, 1e7), else scientific notation
+    (at eps = 1e-100 sigma is about 1e101, which fixed-point would print with a hundred digits)."""
+    return f"{x:12.4f}" if 1e-3 <= abs(x) < 1e7 else f"{x:12.4e}"
 
 
 def _line(label, fn, note=""):
@@ -56,13 +62,13 @@ def _line(label, fn, note=""):
         value = fn()
     except ValueError as exc:
         return f"  {label:<{_W}} {'n/a':>12}  ({exc})"
-    return f"  {label:<{_W}} {value:12.4f}" + (f"  {note}" if note else "")
+    return f"  {label:<{_W}} {_value(value)}" + (f"  {note}" if note else "")
 
 
 def _best_line(eps, delta, n, p, setting):
     sigma = bounds.best_sufficient_sigma(eps, delta, n, p, setting)
     source = bounds.best_sufficient_source(eps, delta, n, p, setting)
-    return f"  {'best proven sufficient sigma':<{_W}} {sigma:12.4f}  by {source}"
+    return f"  {'best proven sufficient sigma':<{_W}} {_value(sigma)}  by {source}"
 
 
 def _setting_a_lines(eps, delta, n, p):

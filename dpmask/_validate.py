@@ -13,7 +13,16 @@ text, objects).  Arguments that do not broadcast together raise a
 :class:`ValueError` naming them (:func:`broadcast_named`).  Counts (rows n,
 columns p, block sizes, degrees of freedom) are whole numbers at most
 ``COUNT_MAX`` = 2**53, the largest range in which a float holds every
-whole number exactly.
+whole number exactly; a larger whole number is refused, not rounded to 2**53.
+
+What is not a number: text (``"0.1"``, even where numpy would parse it) is
+refused by every number check with a :class:`ValueError`, as any other
+non-number; a bool (``True`` is not the number 1, nor a seed) with a
+:class:`TypeError`; a flag must be a bool (:func:`check_flag`, a
+:class:`TypeError` otherwise), not a string such as ``"no"``.  The privacy parameter eps has one domain for
+the whole package, ``EPS_DOMAIN`` = [1e-100, 1e4] (:func:`check_eps`); a
+function may accept less (a theorem that needs eps < 1, the noncentral
+chi-square curves' [1e-4, 100]) and says so.
 """
 
 from __future__ import annotations
@@ -37,12 +46,23 @@ __all__ = [
     "broadcast_named",
     "check_scalar",
     "check_single_sigma",
+    "check_flag",
     "COUNT_MAX",
+    "EPS_DOMAIN",
 ]
 
 #: Largest count (n, p, block size) any function accepts: every whole number up
 #: to 2**53 is exact in a float64, and no data set comes near it.
 COUNT_MAX = 2**53
+
+#: The package's domain of eps: above 1e4 the analytic Gaussian curve, 1/(2 sigma) - eps sigma,
+#: cancels beyond double precision (sigma ~ 1/sqrt(2 eps) to within eps**-0.5 relative), and
+#: below 1e-100 sigma**2 overflows in the bounds.  Every function that takes eps accepts it here
+#: unless its docstring names a narrower range.
+EPS_DOMAIN = (1e-100, 1e4)
+
+_TEXT = (str, bytes, np.str_, np.bytes_)
+_BOOL = (bool, np.bool_)
 
 
 def _refuse_complex(value, name):
@@ -54,10 +74,48 @@ def _refuse_complex(value, name):
         raise TypeError(f"{name} must be real, got a complex value (dropping the imaginary part is not done silently)")
 
 
+def _refuse_text_and_bools(value, name):
+    """An error naming *name* if *value* is, or holds, text (ValueError, as any non-number) or a bool
+    (TypeError: a bool is not a number here).
+
+    numpy would turn ``"0.1"`` into 0.1 and ``True`` into 1.0; the package does not.
+    """
+    if isinstance(value, _TEXT):
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got the text {value!r} "
+                         "(text is not read as a number)")
+    if isinstance(value, _BOOL):
+        raise TypeError(f"{name} must be a number, got the bool {value!r} (a bool is not a number)")
+    if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+        if kind in "US":
+            raise ValueError(f"{name} must be a real number or an array of real numbers, got an array of text "
+                             f"(dtype {value.dtype}; text is not read as a number)")
+        if kind == "b":
+            raise TypeError(f"{name} must hold numbers, got an array of bools (a bool is not a number)")
+        if kind == "O":
+            for item in value.flat:
+                _refuse_text_and_bools(item, name)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_text_and_bools(item, name)
+
+
 def as_float_array(value, name):
-    """Convert *value* to a float64 array; refuse complex and non-numeric input."""
+    """Convert *value* to a float64 array; refuse complex and non-numeric input (text, bools)."""
+    _refuse_text_and_bools(value, name)
     _refuse_complex(value, name)
     return _to_float(value, name, f"{name} must be a real number or an array of real numbers, got {value!r}")
+
+
+def check_flag(value, name):
+    """A flag must be True or False (a numpy bool too); anything else is a TypeError naming it.
+
+    ``"no"`` is truthy in Python and ``0`` or ``None`` pass for False only by accident: a flag
+    that changes a privacy bound is not guessed from them.
+    """
+    if not isinstance(value, _BOOL):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _to_float(value, name, message):
@@ -98,11 +156,12 @@ def _check_range(arr, name, lower, top):
         )
 
 
-def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=None, top=None):
-    """Check 0 < eps < inf (and eps < *upper* when a theorem requires it).
+def check_eps(eps, name="eps", *, upper=None, hypothesis="", lower=EPS_DOMAIN[0], top=EPS_DOMAIN[1]):
+    """Check eps in the package's domain [1e-100, 1e4] (and eps < *upper* when a theorem requires it).
 
-    *lower* and *top* give a documented numerical domain [lower, top] where a
-    function is finite and accurate (outside it a ValueError names eps).
+    *lower* and *top* narrow the numerical domain [lower, top] where a function is finite
+    and accurate (outside it a ValueError names eps); by default the package's
+    ``EPS_DOMAIN``.
     """
     arr = as_float_array(eps, name)
     bad = ~np.isfinite(arr) | (arr <= 0)
@@ -168,13 +227,47 @@ def check_sigma(sigma, name="sigma", *, lower=None, top=None):
     return arr
 
 
+def _integers_above(value, maximum):
+    """The first whole number held by *value* (exactly, before any float rounding) above *maximum*.
+
+    A float holds every whole number only up to 2**53: 2**53 + 1 becomes 2**53 and would pass
+    a float comparison.  Python ints (also inside lists) and integer arrays are compared exactly.
+    """
+    if isinstance(value, (int, np.integer)):
+        return int(value) if int(value) > maximum else None
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        top = int(maximum) if float(maximum) < 2.0**63 else None
+        if top is not None and value.size and np.any(value > top):
+            return int(value[value > top].flat[0])
+        return None
+    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.dtype.kind == "O"):
+        for item in (value.flat if isinstance(value, np.ndarray) else value):
+            found = _integers_above(item, maximum)
+            if found is not None:
+                return found
+    return None
+
+
+def _count(maximum):
+    """A cap as the messages print it: 2**53 by name, others as numbers."""
+    return "2**53 (9.0072e+15)" if maximum == COUNT_MAX else f"{maximum:g}"
+
+
 def check_int(value, name, *, minimum, maximum=COUNT_MAX):
-    """Check that *value* holds whole numbers in [*minimum*, *maximum*]; return a float array."""
+    """Check that *value* holds whole numbers in [*minimum*, *maximum*]; return a float array.
+
+    Whole numbers are compared with *maximum* exactly, so that 2**53 + 1 is refused rather
+    than rounded to 2**53 and accepted.
+    """
     arr = as_float_array(value, name)
+    over = _integers_above(value, maximum)
+    if over is not None:
+        raise ValueError(f"{name} must be a whole number >= {minimum} and <= {_count(maximum)}, "
+                         f"got {over} ({float(over):.4g})")
     bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < minimum) | (arr > maximum)
     if np.any(bad):
         raise ValueError(
-            f"{name} must be a whole number >= {minimum} and <= {maximum:g}, got {_first_bad(arr, bad)!r}"
+            f"{name} must be a whole number >= {minimum} and <= {_count(maximum)}, got {_first_bad(arr, bad)!r}"
         )
     return arr
 
@@ -204,9 +297,17 @@ def scalar_or_array(result):
 
 
 def as_rng(rng):
-    """Turn a seed, None or a Generator into a :class:`numpy.random.Generator`."""
+    """Turn a seed, None or a Generator into a :class:`numpy.random.Generator`.
+
+    A bool is not a seed (``rng=True`` would silently mean seed 1): a TypeError names rng.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, _BOOL):
+        raise TypeError(f"rng must be a numpy.random.Generator, a seed or None, got the bool {rng!r} "
+                        "(a bool is not a seed)")
+    if isinstance(rng, _TEXT):
+        raise ValueError(f"rng must be a numpy.random.Generator, a seed or None, got the text {rng!r}")
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
@@ -216,8 +317,15 @@ def as_rng(rng):
 def check_matrix(X, name="X"):
     """Check that *X* is a 2-D, non-empty array of finite reals; return it as float64.
 
-    The message names the first non-finite entry by row and column.
+    The message names the first non-finite entry by row and column.  Text is refused (an
+    array of strings is not data, even where numpy would parse it); a bool array is data of
+    zeros and ones and is accepted.
     """
+    if not (isinstance(X, np.ndarray) and X.dtype.kind in "biufc"):
+        try:
+            _refuse_text_and_bools(X, name)
+        except TypeError:  # a bool inside a list: data of zeros and ones, as a bool array
+            pass
     _refuse_complex(X, name)
     arr = _to_float(X, name, f"{name} must be a 2-D array of real numbers")
     if arr.ndim != 2:

@@ -299,6 +299,24 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
         ``delta`` (point estimate), ``ci_low``, ``ci_high``, ``se`` (normal
         standard error), ``threshold``, ``direction``, ``n_used``.
     """
+    X, X_prime, sigma, eps, n_samples, confidence, threshold = _check_mc_args(
+        stat_fn, X, X_prime, sigma, eps, n_samples, confidence, threshold, direction, method)
+    rng = as_rng(rng)
+    mechanisms._check_masked_shape(X)
+    s_p, s_q = _draw_statistics(stat_fn, X, X_prime, sigma, n_samples, rng, method)
+    if threshold is None:
+        half = n_samples // 2
+        threshold, direction = _best_threshold(s_p[:half], s_q[:half], eps)
+        s_p, s_q = s_p[half:], s_q[half:]
+    return _half_line_delta(s_p, s_q, threshold, direction, eps, confidence)
+
+
+def _check_mc_args(stat_fn, X, X_prime, sigma, eps, n_samples, confidence, threshold, direction, method):
+    """:func:`mc_delta`'s arguments checked, in its order of refusal.
+
+    Returns ``(X, X_prime, sigma, eps, n_samples, confidence, threshold)`` as arrays and floats
+    (``threshold`` stays None when not given).
+    """
     X = mechanisms.check_data(X)
     X_prime = mechanisms.check_data(X_prime, name="X_prime")
     if X.shape != X_prime.shape:
@@ -328,9 +346,15 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
         raise ValueError(f"direction must be '>' or '<=', got {direction!r}")
     if method not in ("frame", "dense", "batch"):
         raise ValueError(f"method must be 'frame', 'dense' or 'batch', got {method!r}")
-    rng = as_rng(rng)
-    mechanisms._check_masked_shape(X)
+    return X, X_prime, sigma, eps, n_samples, confidence, threshold
 
+
+def _draw_statistics(stat_fn, X, X_prime, sigma, n_samples, rng, method):
+    """``stat_fn`` on n_samples Setting B releases of X, then of X_prime: two float arrays, all finite.
+
+    A value that is not a real number is a TypeError, a NaN or infinite one a ValueError, each
+    naming ``stat_fn`` (a NaN would fall silently outside every threshold set).
+    """
     def stat(Y):
         value = stat_fn(Y)
         try:
@@ -351,10 +375,15 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
         if np.any(bad):
             raise ValueError(f"stat_fn returned a non-finite value ({vals[bad][0]!r}) on a release of {name}; "
                              "it must map every release to a finite number")
-    if threshold is None:
-        half = n_samples // 2
-        threshold, direction = _best_threshold(s_p[:half], s_q[:half], eps)
-        s_p, s_q = s_p[half:], s_q[half:]
+    return s_p, s_q
+
+
+def _half_line_delta(s_p, s_q, threshold, direction, eps, confidence):
+    """Estimate and interval of P(S) - e^eps Q(S) for the half-line S of the statistic's values.
+
+    The interval is Clopper-Pearson on each probability at level ``1 - (1 - confidence)/2``
+    (Bonferroni over the two); ``se`` is the normal standard error.
+    """
     m = s_p.size
     in_p = s_p > threshold if direction == ">" else s_p <= threshold
     in_q = s_q > threshold if direction == ">" else s_q <= threshold

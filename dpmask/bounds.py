@@ -11,27 +11,42 @@ names the result attaining it.  Every function behaves like a ufunc: arguments
 broadcast, a scalar call returns a Python float.
 
 Domain and accuracy (the rule of the package).  Every function accepts
-eps in [1e-100, 1e100] (and eps < 1 where a theorem assumes it), delta in
-(0, 1) (less where a theorem assumes it; in [1e-300, 1 - 1e-8) for
-Theorem 3.4), whole numbers n, p with n > p >= 1 and n <= 2**53, and, for
-:func:`g_b`, sigma in [1e-100, 1e100]; inside this domain the result is
-finite.  Outside it a ``ValueError`` names the argument and the range (a
-``TypeError`` for complex input); arguments that do not broadcast together
-are named too.  The bounds are claims of privacy, so where they are not
-exact they err upward only.  Theorem 3.4's quantile
-:math:`\gamma_{\delta;k,\lambda}` comes from ``scipy.stats.ncx2`` for
-:math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6`, and beyond that
-(huge n, or tiny sigma in :func:`g_b`) from Birge's upper bound on the
-noncentral chi-square tail,
+eps in [1e-100, 1e4], the package's domain of eps (and eps < 1 where a
+theorem assumes it), delta in (0, 1) (less where a theorem assumes it; in
+[1e-300, 1 - 1e-8) for Theorem 3.4), whole numbers n, p with n > p >= 1 and
+n <= 2**53, and, for :func:`g_b`, sigma in [1e-100, 1e100]; inside this
+domain the result is finite.  Outside it a ``ValueError`` names the argument
+and the range, a ``TypeError`` an argument of the wrong kind (complex, text,
+a bool for a number, a flag that is not a bool); arguments that do not
+broadcast together are named too.
+
+The bounds are claims of privacy, so where they are not exact they err upward
+only, and a sufficient sigma is never below the root it solves.  Theorem 3.4
+needs the upper delta-quantile :math:`\gamma_{\delta;k,\lambda}` of the
+noncentral chi-square law, and its root is where the tail beyond
+:math:`x(\sigma) = (\sigma^2\varepsilon - \sqrt p)/c` equals delta.  For
+:math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6` that tail is computed
+accurately: by ``scipy.stats.ncx2`` (Boost's series) down to a log tail of
+-40, where it agrees with mpmath to about 1e-12 for every df up to 2e9, and
+below by a Gauss-Laguerre quadrature of the log density (``dpmask._ncx2``),
+because there scipy's series loses accuracy at large df (1e-7 in the log at
+df = 2e9) and under-states the far tail by up to a factor 1e300 (its
+quantile at delta = 1e-300 is about the 1e-191 quantile).  The computed tail
+is compared with delta moved by an error allowance (1e-10 relative; the
+measured error is below 1e-12), taken 8 ulp short of x (which covers the
+rounding of sigma and of x itself), the root is found to 4 ulp and then
+raised until the computed tail is below that target, so the returned sigma
+satisfies g <= 0 with the true quantile.  Beyond that
+range (huge n, or tiny sigma in :func:`g_b`) Birge's rigorous upper bound on
+the tail replaces it,
 :math:`\gamma_{\delta;k,\lambda} \le k + \lambda + 2\sqrt{(k+2\lambda)x} + 2x`
-with :math:`x = \ln(1/\delta)` :cite:p:`birge2001alternative` (Lemma 8.1).
-The root solves g = 0 to 4 ulp; where rounding leaves g a hair above 0 at
-the closed-form upper end of the bracket (tiny eps), that end is returned.
-The quantile bound only raises g, so the root stays sufficient: it
-approaches the large-n limit :math:`\sigma_0^2 \to (3\sqrt p + 1)/\varepsilon`
-from above and exceeds the root with scipy's quantile by at most 1.4e-5
-relative where both are available (measured on a grid of 36 (eps, delta, p)
-at the switch, n - p = 1e9).
+with :math:`x = \ln(1/\delta)` :cite:p:`birge2001alternative` (Lemma 8.1),
+which only raises g: the root stays sufficient, approaches the large-n limit
+:math:`\sigma_0^2 \to (3\sqrt p + 1)/\varepsilon` from above and exceeds the
+root with the exact quantile by at most 1.4e-5 relative where both are
+available (measured on a grid of 36 (eps, delta, p) at the switch,
+n - p = 1e9).  ``tests/test_safe_side.py`` recomputes every sufficient sigma's
+criterion with mpmath over the corners of the domain.
 
 References
 ----------
@@ -45,11 +60,16 @@ import numpy as np
 from scipy import stats
 from scipy.optimize import elementwise
 
+from . import _ncx2
+from ._safe import nudge_up
+
 from ._validate import (
+    EPS_DOMAIN,
     broadcast_named,
     check_block_sizes,
     check_delta,
     check_eps,
+    check_flag,
     check_n_p,
     check_sigma,
     scalar_or_array,
@@ -73,17 +93,24 @@ _THM32 = " (Theorem 3.2 assumes eps < 1 and delta < 1/2)"
 _COR33 = " (Corollary 3.3 assumes eps < 1 and delta < 0.05)"
 _COR35 = " (Corollary 3.5 assumes eps < 1)"
 
-#: Numerical domain of eps and sigma (see the module docstring).
-EPS_RANGE = (1e-100, 1e100)
+#: Numerical domain of eps (the package's, ``dpmask._validate.EPS_DOMAIN``) and of sigma.
+EPS_RANGE = EPS_DOMAIN
 SIGMA_RANGE = (1e-100, 1e100)
 #: Largest delta for Theorem 3.4: nearer 1 scipy's lower quantile of the noncentral
 #: chi-square loses its accuracy (the theorem is vacuous there anyway).
 DELTA_B_MAX = 1.0 - 1e-8
 DELTA_B_MIN = 1e-300
 _NEAR_ONE = " (nearer 1 the noncentral chi-square quantile is not accurate)"
-#: Where scipy's noncentral chi-square quantile is used (fast and accurate there).
-_SCIPY_DF_MAX = 2e9
-_SCIPY_NC_MAX = 1e6
+#: Where the accurate noncentral chi-square tail (scipy, and beyond its reach the quadrature of
+#: dpmask._ncx2) is used; beyond, Birge's rigorous bound.
+_EXACT_DF_MAX = 2e9
+_EXACT_NC_MAX = 1e6
+#: Relative allowance for the error of a computed log tail (see _slack).
+_TAIL_RTOL = 1e-10
+#: Factor by which rigorous bracket ends are raised so that they stay on the safe side of the
+#: criterion evaluated 8 ulp short of x.
+_ULP_UP = 1.0 + 64.0 * np.finfo(float).eps
+_CLIP = 1e4
 
 
 def _eps(eps, **kw):
@@ -96,23 +123,90 @@ def _delta_b(delta):
                        lower_reason=" for Theorem 3.4 (the quantile overflows below)")
 
 
-def _ncx2_isf_upper(delta, df, nc):
-    """Upper delta-quantile of ncx2(df, nc), never below the true one.
+def _birge_log_tail(x, df, nc):
+    """Birge's rigorous upper bound on log P[T > x], T ~ chi2_df(nc) (Lemma 8.1 of birge2001alternative).
 
-    scipy where it is fast and accurate; elsewhere Birge's tail bound
-    P[T >= k + lam + 2 sqrt((k + 2 lam) x) + 2x] <= e^{-x}, whose solution at
-    x = ln(1/delta) is an upper bound on the quantile.
+    P[T >= k + l + 2 sqrt((k + 2 l) y) + 2 y] <= e^-y, solved for y at x: with m = k + l and
+    v = k + 2 l, y = (sqrt(v + 2 (x - m)) - sqrt(v))^2 / 4 for x >= m (else the bound is 0).
+    """
+    m, v = df + nc, df + 2.0 * nc
+    with np.errstate(invalid="ignore"):
+        y = np.where(x > m, (2.0 * (x - m)) / (np.sqrt(v + 2.0 * np.maximum(x - m, 0.0)) + np.sqrt(v)), 0.0)
+    return -0.25 * y * y
+
+
+def _birge_quantile(log_delta, df, nc):
+    """Birge's upper bound on the upper quantile: k + l + 2 sqrt((k + 2 l) y) + 2 y, y = -log delta."""
+    y = -log_delta
+    return df + nc + 2.0 * np.sqrt((df + 2.0 * nc) * y) + 2.0 * y
+
+
+def _slack(log_target):
+    """Allowance for the error of a computed log tail near log_target (df up to 2e9).
+
+    Against mpmath the log tails of dpmask._ncx2 were within 1e-12 relative (3e-11 absolute)
+    over df from 2 to 2e9; the allowance is 1e-10 relative, at least 1e-10.
+    """
+    return _TAIL_RTOL * np.maximum(1.0, np.abs(log_target))
+
+
+def _tail_excess(x, delta, df, nc):
+    """> 0 where P[T > x] may exceed delta; <= 0 only where P[T > x] <= delta for sure.
+
+    T ~ chi2_df(nc).  Where the accurate log tail (:mod:`dpmask._ncx2`) is used, its value is
+    compared with the target moved by a slack that covers its error: log P[T > x] against
+    log delta for delta <= 1/2, log P[T <= x] against log(1 - delta) above (where the upper
+    tail is within rounding of 1).  Beyond ``_EXACT_DF_MAX`` / ``_EXACT_NC_MAX`` Birge's
+    rigorous bound replaces the tail.  The value is decreasing in x and increasing in nc.
+    """
+    x, delta, df, nc = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, delta, df, nc)))
+    # the tail is taken 8 ulp short of x: x = (sigma^2 eps - sqrt p)/c carries the rounding of sigma,
+    # of sigma^2 and of the arithmetic, which at n = 2**53 moves the tail by more than delta's own ulp
+    x = x * (1.0 - 8.0 * np.finfo(float).eps)
+    out = np.empty(x.shape)
+    exact = (df <= _EXACT_DF_MAX) & (nc <= _EXACT_NC_MAX)
+    upper = delta <= 0.5
+    log_d, log_c = np.log(delta), np.log1p(-delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = exact & upper
+        if np.any(m):
+            out[m] = _ncx2.logsf(x[m], df[m], nc[m]) - log_d[m] + _slack(log_d[m])
+        m = exact & ~upper
+        if np.any(m):
+            out[m] = log_c[m] + _slack(log_c[m]) - _ncx2.logcdf(x[m], df[m], nc[m])
+        far = ~exact
+        if np.any(far):
+            bound = _birge_log_tail(x[far], df[far], nc[far])
+            out[far] = np.where(upper[far], bound - log_d[far], log_c[far] - np.log(-np.expm1(bound)))
+    # x <= 0: the whole law lies above x, an excess of +inf; keep the root finders finite
+    return np.clip(np.nan_to_num(out, nan=_CLIP, posinf=_CLIP), -_CLIP, _CLIP)
+
+
+def _ncx2_isf_upper(delta, df, nc):
+    """Upper delta-quantile of chi2_df(nc), never below the true one.
+
+    The root in x of :func:`_tail_excess` (an accurate log tail compared with a target moved
+    to the safe side by its error allowance), nudged up until the computed excess is <= 0;
+    beyond the accurate route's range, Birge's rigorous bound.  The bracket is rigorous:
+    Birge's upper bound from above, his lower-tail bound from below.
     """
     delta, df, nc = np.broadcast_arrays(*(np.asarray(v, float) for v in (delta, df, nc)))
-    out = np.empty(delta.shape)
-    ok = (df <= _SCIPY_DF_MAX) & (nc <= _SCIPY_NC_MAX)
-    if np.any(ok):
-        out[ok] = stats.ncx2.isf(delta[ok], df[ok], nc[ok])
-    far = ~ok
-    if np.any(far):
-        x = -np.log(delta[far])
-        k, lam = df[far], nc[far]
-        out[far] = k + lam + 2.0 * np.sqrt((k + 2.0 * lam) * x) + 2.0 * x
+    out = np.array(_birge_quantile(np.log(delta), df, nc), dtype=float)
+    exact = (df <= _EXACT_DF_MAX) & (nc <= _EXACT_NC_MAX)
+    if not np.any(exact):
+        return out
+    d, k, lam = delta[exact], df[exact], nc[exact]
+    hi = _birge_quantile(np.log(d) - _slack(np.log(d)), k, lam) * _ULP_UP
+    # P[T <= k + l - 2 sqrt((k + 2 l) y)] <= e^-y with e^-y = 1 - delta: a point with tail >= delta
+    y = -np.log1p(-d)
+    lo = np.maximum(k + lam - 2.0 * np.sqrt((k + 2.0 * lam) * y), 0.0)
+    res = elementwise.find_root(
+        _tail_excess, (lo, hi), args=(d, k, lam),
+        tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
+    )
+    x = np.where(res.status >= 0, np.clip(res.x, lo, hi), hi)
+    x = nudge_up(_tail_excess, x, hi, (d, k, lam))
+    out[exact] = x
     return out
 
 
@@ -154,7 +248,7 @@ def sigma_a_necessary(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1/2.
 
@@ -187,7 +281,7 @@ def sigma_a_sufficient(eps, delta):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 1/2.
 
@@ -212,7 +306,7 @@ def sigma_a_corollary(eps, delta, kind="sufficient"):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         Privacy parameter, 0 < delta < 0.05.
     kind : {"sufficient", "necessary"}
@@ -255,6 +349,7 @@ def _g_b_raw(sigma, eps, delta, n, p, corrected=False):
 
 
 def _check_b_args(eps, delta, n, p, corrected):
+    corrected = check_flag(corrected, "corrected")
     eps = _eps(eps)
     delta = _delta_b(delta)
     n, p = check_n_p(n, p, margin=1 if corrected else 0)
@@ -272,14 +367,15 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
 
     where :math:`\gamma_{\delta; k, \lambda}` is the upper delta-quantile of the
     noncentral chi-square law with k degrees of freedom and noncentrality
-    :math:`\lambda` (``scipy.stats.ncx2.isf``).
+    :math:`\lambda` (computed as the module docstring says: accurate where it can
+    be, an upper bound beyond, never below the true quantile).
 
     Parameters
     ----------
     sigma : array_like
         Noise standard deviation, in [1e-100, 1e100].
     eps, delta : array_like
-        Privacy parameters, eps in [1e-100, 1e100], delta in [1e-300, 1 - 1e-8).
+        Privacy parameters, eps in [1e-100, 1e4], delta in [1e-300, 1 - 1e-8).
     n, p : array_like
         Rows and columns of the data, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
@@ -302,35 +398,35 @@ def g_b(sigma, eps, delta, n, p, *, corrected=False):
 
 
 def _solve_sigma_b(eps, delta, n, p, corrected):
-    """Vectorised root of g(sigma) = 0 in s = sigma**2 (all inputs validated).
+    """Vectorised root of g(sigma) = 0 in s = sigma**2 (all inputs validated), on the safe side.
 
-    g is strictly decreasing in sigma, so the root is unique.  Writing
-    s = sigma^2, a bracket comes for free: at s_lo = sqrt(p)/eps the last two
-    terms of g cancel and g(s_lo) > 0; since the quantile term only falls as s
-    grows, s_hi = (c * quantile(s_lo) + sqrt(p)) / eps has g(s_hi) <= 0.
+    g(sigma) <= 0 holds exactly when the quantile term is at most sigma^2 eps - sqrt(p), i.e.
+    when the tail of chi2_{2(n-p)}(p/s) beyond x(s) = (s eps - sqrt p)/c is at most delta.  So
+    the root solves :func:`_tail_excess` (x(s), delta) = 0, an accurate log tail against a target
+    moved by its error allowance, with no inner quantile search; the excess decreases in s.
+    A bracket comes in closed form: at s_lo = sqrt(p)/eps, x = 0 and the excess is positive;
+    s_hi = (c * B + sqrt(p))/eps with B Birge's rigorous quantile bound at noncentrality
+    p/s_lo has a non-positive excess.  The root is then raised until the computed excess is
+    <= 0, so that the true tail at the returned sigma is at most delta.
     """
     eps, delta, n, p = np.broadcast_arrays(eps, delta, n, p)
     c = _b_coefficient(n, p, corrected)
     df = 2.0 * (n - p)
-    s_lo = np.sqrt(p) / eps
-    s_hi = (c * _ncx2_isf_upper(delta, df, p / s_lo) + np.sqrt(p)) / eps
+    root_p = np.sqrt(p)
+    log_d = np.log(delta)
+    s_lo = root_p / eps
+    # (the quantile bound raised by 64 ulp: the tail is taken 8 ulp short of x, see _tail_excess)
+    s_hi = (c * _birge_quantile(log_d - _slack(log_d), df, p / s_lo) * _ULP_UP + root_p) / eps * _ULP_UP
 
     def h(s, eps, delta, p, df, c):
-        return c * _ncx2_isf_upper(delta, df, p / s) + np.sqrt(p) - s * eps
+        return _tail_excess((s * eps - np.sqrt(p)) / c, delta, df, p / s)
 
-    # The bracket is already the first step of the fixed point s -> (c q(s) + sqrt p)/eps,
-    # whose slope is tiny, so Chandrupatla's method converges in a few steps.
-    res = elementwise.find_root(
-        h,
-        (s_lo, s_hi),
-        args=(eps, delta, p, df, c),
-        tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0),
-    )
-    # g(s_hi) <= 0 in exact arithmetic; where rounding leaves it a hair above 0 (tiny eps:
-    # the quantile term no longer moves), s_hi itself is the answer, on the sufficient side.
-    flat = h(s_hi, eps, delta, p, df, c) >= 0
-    s = np.where(s_hi <= s_lo, s_lo, np.where(flat, s_hi, res.x))
-    if not np.all(np.isfinite(s)) or np.any((res.status < 0) & (s_hi > s_lo) & ~flat):
+    args = (eps, delta, p, df, c)
+    res = elementwise.find_root(h, (s_lo, s_hi), args=args,
+                                tolerances=dict(xrtol=4 * np.finfo(float).eps, xatol=0.0, fatol=0.0))
+    s = np.where(res.status >= 0, np.clip(res.x, s_lo, s_hi), s_hi)
+    s = nudge_up(h, s, s_hi, args)
+    if not np.all(np.isfinite(s)):
         raise RuntimeError("sigma_b: root finding did not converge; please report the arguments")
     return np.sqrt(s)
 
@@ -341,21 +437,24 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, in [1e-100, 1e100] (Theorem 3.4 needs no upper limit).
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps;
+        Theorem 3.4 itself needs no upper limit).
     delta : array_like
         Privacy parameter, in [1e-300, 1 - 1e-8).
     n, p : array_like
         Rows and columns, whole numbers with n > p >= 1, n <= 2**53.
     corrected : bool
         Use 2(n - p - 1) in place of 2(n - p), the conservative variant
-        discussed in :func:`g_b`.
+        discussed in :func:`g_b`.  Must be a bool.
 
     Returns
     -------
     float or ndarray
-        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`, to 4 ulp,
-        never below it (see the module docstring for n - p > 1e9, where an
-        upper bound on the quantile keeps it sufficient, within 1e-4).
+        :math:`\sigma_0`, the unique root of :math:`g(\sigma) = 0`, never
+        below it: within about 1e-10 relative above it where the tail is
+        computed accurately (the error allowance of the module docstring),
+        and within 1e-4 above it for n - p > 1e9, where Birge's upper bound
+        on the quantile keeps it sufficient.
 
     Notes
     -----
@@ -391,7 +490,7 @@ def sigma_b_corollary(eps, delta, n, p):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, 0 < eps < 1.
+        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
     delta : array_like
         0 < delta < 1.
     n, p : array_like
@@ -436,6 +535,7 @@ def sigma_b_block(eps, delta, block_sizes, p, *, corrected=False):
     >>> sigma_b_block(0.1, 0.01, [100, 100, 250], 5) == sigma_b(0.1, 0.01, 100, 5)
     True
     """
+    check_flag(corrected, "corrected")
     sizes = check_block_sizes(block_sizes, p)
     return sigma_b(eps, delta, sizes.min(), p, corrected=corrected)
 
@@ -453,10 +553,13 @@ def sufficient_sigma(eps, delta, n, p, setting="B"):
 
     Parameters
     ----------
-    eps, delta : array_like
-        Privacy parameters.
+    eps : array_like
+        Privacy parameter, in [1e-100, 1e4] (Theorem 3.2 is used only where
+        eps < 1; setting "A" needs eps < 1).
+    delta : array_like
+        Privacy parameter, in [1e-300, 1 - 1e-8) (setting "A" needs delta < 1/2).
     n, p : array_like
-        Rows and columns, n > p >= 1.
+        Rows and columns, whole numbers with n > p >= 1, n <= 2**53.
     setting : {"A", "B", "C"}
         ``"A"``: Theorem 3.2's sufficient sigma (needs eps < 1, delta < 1/2).
         ``"B"`` and ``"C"``: the smaller of Theorem 3.4's root and Theorem
@@ -503,9 +606,7 @@ def _check_setting(setting):
 
 
 def _check_corrected(corrected):
-    if not isinstance(corrected, (bool, np.bool_)):
-        raise ValueError(f"corrected must be True or False, got {corrected!r}")
-    return bool(corrected)
+    return check_flag(corrected, "corrected")
 
 
 def _best_parts(eps, delta, n, p, setting, corrected):
@@ -549,23 +650,26 @@ def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):
     Parameters
     ----------
     eps : array_like
-        Privacy parameter, eps > 0.
+        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
     delta : array_like
-        Privacy parameter, 0 < delta < 1.
+        Privacy parameter, in [1e-300, 1 - 1e-8) (Theorem 3.4's range).
     n, p : array_like
         Rows and columns, whole numbers with n > p >= 1 (n > p + 1 when
-        *corrected*).  Setting A does not depend on them, but they are
+        *corrected*), n <= 2**53.  Setting A does not depend on them, but they are
         validated and broadcast all the same.
     setting : {"A", "B", "C"}
         Which release.
     corrected : bool
         Use the conservative 2(n - p - 1) variant of Theorem 3.4 (see
-        :func:`g_b`).
+        :func:`g_b`).  Must be a bool.
 
     Returns
     -------
     float or ndarray
         The smallest proven sufficient sigma; arguments broadcast like a ufunc.
+        Each candidate is on its safe side (the analytic Gaussian sigma has
+        delta at most the target, Theorem 3.4's root is not below the root),
+        so their minimum is sufficient.
 
     Examples
     --------

@@ -35,7 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ._validate import COUNT_MAX, as_float_array, as_rng, check_int, check_matrix, check_sigma, check_single_sigma
+from ._validate import (COUNT_MAX, as_float_array, as_rng, check_flag, check_int, check_matrix, check_sigma,
+                        check_single_sigma)
 
 __all__ = [
     "OLSResult",
@@ -140,6 +141,7 @@ def _check_noise(noise, sigma, tau, correct_noise):
     model's own one (sigma for "mask", tau for "gram") is required and
     returned as a validated float.
     """
+    check_flag(correct_noise, "correct_noise")
     if noise not in ("mask", "gram"):
         raise ValueError(f"noise must be 'mask' (a release's Gram matrix) or 'gram' (the Gaussian mechanism "
                          f"on the Gram matrix), got {noise!r}")
@@ -275,9 +277,9 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     G : array_like, shape (p, p) or (..., p, p)
         Gram matrix ``Y^T Y`` of the release (:func:`gram`), or a stack of
         them (e.g. from :func:`simulate_gram`); every result then gains the
-        leading axes. Real and finite; a fit whose numbers would leave the float
-        range (entries of G or n sigma^2 beyond about 1e150) is a ValueError
-        naming G, n and sigma.
+        leading axes. Real (complex G is a TypeError naming G) and finite; a fit
+        whose numbers would leave the float range (entries of G or n sigma^2
+        beyond about 1e150) is a ValueError naming G, n and sigma.
     n : int
         Number of rows of the release; n > k = p - 1.
     response : int
@@ -285,8 +287,7 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     sigma : float, optional
         Noise standard deviation of the release, 0 < sigma <= 1e100
         (``SIGMA_MAX``); required when ``correct_noise`` is true, ignored
-        otherwise.  G must be real and finite (complex G is a TypeError
-        naming G); outside these ranges a ValueError names the argument.
+        otherwise.  Outside these ranges a ValueError names the argument.
     correct_noise : bool
         Remove ``n sigma^2 I`` from the Gram matrix (default) or not.  With
         ``noise="gram"`` nothing is removed either way; true (default) makes
@@ -329,42 +330,23 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
 
     Notes
     -----
-    Standard errors, corrected case.  The estimator solves
-    :math:`\sum_i \psi_i(\beta) = 0` with
-    :math:`\psi_i = w_i (v_i - w_i^T\beta) + \sigma^2\beta`, where
-    :math:`(w_i, v_i)` is row i of ``M``.  Its sandwich covariance is
-    :math:`\hat K_{ZZ}^{-1} V \hat K_{ZZ}^{-1}`.  The meat V would need the
-    rows, which masking hides; but for Gaussian noise independent of the data
-    and a homoscedastic regression error (variance :math:`\omega^2`), Isserlis'
-    theorem gives it in terms of Gram quantities:
+    Standard errors, corrected case: the sandwich :math:`\hat K_{ZZ}^{-1} V \hat K_{ZZ}^{-1}`
+    of the estimating equation :math:`\sum_i w_i (v_i - w_i^T\beta) + \sigma^2\beta = 0`
+    (rows :math:`(w_i, v_i)` of ``M``), its meat V from Gram quantities by Isserlis' theorem:
 
     .. math::
 
         V = Z^T Z\,(\omega^2 + s_g^2) + n\sigma^2(s_g^2 + \bar e^2)\,I
-            + n\sigma^4\beta\beta^T,\qquad s_g^2 = \sigma^2(1 + \|\beta\|^2),
+            + n\sigma^4\beta\beta^T,\qquad s_g^2 = \sigma^2(1 + \|\beta\|^2)
 
-    with :math:`\bar e^2` the mean squared raw-data residual.  The term
-    :math:`Z^T Z\omega^2` is the ordinary sampling variance of least squares;
-    dropping it (``conditional=True``) leaves the privacy noise's share.
-    Plug-in: :math:`Z^T Z \to \hat K_{ZZ}`, :math:`\omega^2, \bar e^2` from the
-    corrected residual variance (clipped at 0), :math:`\beta \to \hat\beta`.
-    The book checks the coverage of these errors by Monte Carlo.
-
-    Uncorrected case: the textbook ``s^2 G_ZZ^{-1}``, which treats the noisy
-    data as if they were the data; it is exact OLS on ``X + C`` and ignores
-    the attenuation the noise causes.
-
-    Rival noise (``noise="gram"``).  To first order
-    :math:`\hat\beta - \beta \approx K_{ZZ}^{-1}\xi` with
-    :math:`\xi = E_{Z\cdot} v`, :math:`v = (1 \text{ at the response}, -\beta)`.
-    Writing :math:`E = (W + W^T)/2` with i.i.d. :math:`W_{ij} \sim N(0, \tau^2)`
-    gives :math:`\operatorname{Cov}(\xi) = \tfrac{\tau^2}{2}
-    \bigl((1 + \|\beta\|^2) I + \beta\beta^T\bigr)` (minus
-    :math:`\tau^2\beta_c^2` in entry (c, c) when the intercept's Gram entry
-    c is set to its known value n), so the covariance is
-    :math:`\hat K_{ZZ}^{-1}\bigl(\operatorname{Cov}(\xi) + \hat K_{ZZ} s^2\bigr)\hat K_{ZZ}^{-1}`
-    with the sampling term :math:`\hat K_{ZZ} s^2` dropped when
-    ``conditional=True``.  The estimator has no first-order bias.
+    (regression error variance :math:`\omega^2`, mean squared raw-data residual
+    :math:`\bar e^2`; ``conditional=True`` drops the sampling term :math:`Z^T Z\omega^2`).
+    Rival noise (``noise="gram"``): :math:`\hat\beta - \beta \approx K_{ZZ}^{-1} E_{Z\cdot} v`,
+    :math:`v = (1 \text{ at the response}, -\beta)`, of covariance
+    :math:`\tfrac{\tau^2}{2}\bigl((1 + \|\beta\|^2) I + \beta\beta^T\bigr)`, no first-order
+    bias.  Uncorrected: the textbook ``s^2 G_ZZ^{-1}``, which ignores the attenuation.  The
+    derivations and plug-ins are in ``_mask_noise_meat`` and ``_gram_noise_meat`` (chapters 6
+    and 9 derive them too); the book checks the coverage of these errors by Monte Carlo.
 
     Examples
     --------
@@ -374,10 +356,28 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     1.9929
     """
     G = _check_gram(G, batch=True)
+    check_flag(conditional, "conditional")
     p = G.shape[-1]
     n = _check_n(n, p)
     response = _check_column(response, p, "response")
     intercept = _check_constant(intercept, p, name="intercept")
+    predictors, df = _regression_design(n, p, response, intercept)
+    noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
+    Gc = _fit_gram(G, n, sigma, intercept, noise, correct_noise)
+    Gzz = Gc[..., predictors[:, None], predictors[None, :]]
+    _check_predictor_block(Gzz, noise, correct_noise)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Hinv, coef, sigma2_resid = _ols_coefficients(Gc, Gzz, predictors, response, df)
+        cov = _ols_covariance(Hinv, Gzz, coef, sigma2_resid, n, df, noise, sigma, tau, predictors, intercept,
+                              correct_noise, conditional)
+    _check_fit_finite(coef, cov, sigma2_resid)
+    se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+    sigma2_resid = float(sigma2_resid) if np.ndim(sigma2_resid) == 0 else sigma2_resid
+    return OLSResult(coef, se, cov, sigma2_resid, df, Gc, response, predictors, bool(correct_noise))
+
+
+def _regression_design(n, p, response, intercept):
+    """The predictor columns and the residual degrees of freedom n - k; refuse a fit that cannot be made."""
     if intercept is not None and intercept == response:
         raise ValueError(f"intercept must differ from response (both are column {response})")
     if p < 2:
@@ -386,20 +386,24 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     k = predictors.size
     if n <= k:
         raise ValueError(f"n must exceed the number of predictors k={k}, got n={n}")
-    df = n - k
-    noise, sigma, tau = _check_noise(noise, sigma, tau, correct_noise)
-    if correct_noise and noise == "gram":
-        Gc = G.copy()
-        if intercept is not None:
-            Gc[..., intercept, intercept] = float(n)
-    elif correct_noise:
-        Gc = G - n * sigma**2 * np.eye(p)
-        if intercept is not None:
-            Gc[..., intercept, intercept] = float(n)
-    else:
-        Gc = G.copy()
-    Gzz = Gc[..., predictors[:, None], predictors[None, :]]
-    gzy = Gc[..., predictors, response]
+    return predictors, n - k
+
+
+def _fit_gram(G, n, sigma, intercept, noise, correct_noise):
+    """The Gram matrix the fit uses (a new array).
+
+    With correction, the mask noise's expected share ``n sigma^2 I`` is removed (the rival's Gram
+    noise has mean zero: nothing to remove), and the intercept column's entry is set to its known
+    value n.  Without correction, G itself.
+    """
+    Gc = G - n * sigma**2 * np.eye(G.shape[-1]) if correct_noise and noise == "mask" else G.copy()
+    if correct_noise and intercept is not None:
+        Gc[..., intercept, intercept] = float(n)
+    return Gc
+
+
+def _check_predictor_block(Gzz, noise, correct_noise):
+    """Refuse a predictor Gram block that is not positive definite, in the words of its noise model."""
     what = ("corrected predictor Gram block (G_ZZ - n sigma^2 I)" if correct_noise and noise == "mask"
             else "predictor Gram block G_ZZ")
     hint = None
@@ -407,42 +411,94 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
         hint = ("the Gram noise (or collinear predictors) leaves no positive definite block to invert; "
                 "more rows, less noise or fewer predictors are needed")
     _check_pd(Gzz, what, hint)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Hinv = np.linalg.inv(Gzz)
-        Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
-        coef = np.einsum("...ij,...j->...i", Hinv, gzy)
-        rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
-        sigma2_resid = rss / df
-        omega2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
-        eye = np.eye(k)
-        if correct_noise and noise == "gram":
-            bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
-            outer = coef[..., :, None] * coef[..., None, :]
-            meat = 0.5 * tau**2 * ((1.0 + bb) * eye + outer)
-            if intercept is not None:  # E_cc is gone: its share tau^2 beta_c^2 leaves entry (c, c)
-                c = int(np.flatnonzero(predictors == intercept)[0])
-                meat[..., c, c] -= tau**2 * coef[..., c] ** 2
-            if not conditional:
-                meat = meat + Gzz * omega2
-            cov = Hinv @ meat @ Hinv
-        elif correct_noise:
-            s2 = sigma**2
-            sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
-            ebar2 = omega2 * df / n
-            outer = coef[..., :, None] * coef[..., None, :]
-            meat = Gzz * sg2 + n * s2 * (sg2 + ebar2) * eye + n * s2**2 * outer
-            if not conditional:
-                meat = meat + Gzz * omega2
-            cov = Hinv @ meat @ Hinv
+
+
+def _ols_coefficients(Gc, Gzz, predictors, response, df):
+    """``(H^{-1}, beta, s^2)``: the inverse predictor block (symmetrised), the coefficients and the residual variance."""
+    gzy = Gc[..., predictors, response]
+    Hinv = np.linalg.inv(Gzz)
+    Hinv = 0.5 * (Hinv + np.swapaxes(Hinv, -1, -2))
+    coef = np.einsum("...ij,...j->...i", Hinv, gzy)
+    rss = Gc[..., response, response] - np.einsum("...i,...i->...", gzy, coef)
+    return Hinv, coef, rss / df
+
+
+def _mask_noise_meat(Gzz, coef, omega2, n, df, sigma):
+    r"""The privacy noise's part of the sandwich's meat V for the corrected fit on a masked release.
+
+    The estimator solves :math:`\sum_i \psi_i(\beta) = 0` with
+    :math:`\psi_i = w_i (v_i - w_i^T\beta) + \sigma^2\beta`, where :math:`(w_i, v_i)` is row i of
+    ``M = X + C``; its sandwich covariance is :math:`\hat K_{ZZ}^{-1} V \hat K_{ZZ}^{-1}`.  The meat
+    V would need the rows, which masking hides; but for Gaussian noise independent of the data and
+    a homoscedastic regression error (variance :math:`\omega^2`), Isserlis' theorem gives it in
+    terms of Gram quantities:
+
+    .. math::
+
+        V = Z^T Z\,(\omega^2 + s_g^2) + n\sigma^2(s_g^2 + \bar e^2)\,I
+            + n\sigma^4\beta\beta^T,\qquad s_g^2 = \sigma^2(1 + \|\beta\|^2),
+
+    with :math:`\bar e^2` the mean squared raw-data residual.  This returns V without the ordinary
+    sampling term :math:`Z^T Z\omega^2` (the caller adds it unless ``conditional``).  Plug-in:
+    :math:`Z^T Z \to \hat K_{ZZ}` (``Gzz``), :math:`\omega^2` (``omega2``) and
+    :math:`\bar e^2 = \omega^2 (n - k)/n` from the corrected residual variance (clipped at 0),
+    :math:`\beta \to \hat\beta` (``coef``).
+    """
+    s2 = sigma**2
+    sg2 = s2 * (1.0 + np.einsum("...i,...i->...", coef, coef))[..., None, None]
+    ebar2 = omega2 * df / n
+    outer = coef[..., :, None] * coef[..., None, :]
+    return Gzz * sg2 + n * s2 * (sg2 + ebar2) * np.eye(coef.shape[-1]) + n * s2**2 * outer
+
+
+def _gram_noise_meat(coef, tau, predictors, intercept):
+    r"""The rival Gram noise's part of the sandwich's meat, :math:`\operatorname{Cov}(\xi)`.
+
+    For ``G = X^T X + E`` (:func:`dpmask.rivals.release_gram`), to first order
+    :math:`\hat\beta - \beta \approx K_{ZZ}^{-1}\xi` with :math:`\xi = E_{Z\cdot} v`,
+    :math:`v = (1 \text{ at the response}, -\beta)`.  Writing :math:`E = (W + W^T)/2` with i.i.d.
+    :math:`W_{ij} \sim N(0, \tau^2)` gives :math:`\operatorname{Cov}(\xi) = \tfrac{\tau^2}{2}
+    \bigl((1 + \|\beta\|^2) I + \beta\beta^T\bigr)`, minus :math:`\tau^2\beta_c^2` in entry (c, c)
+    when the intercept's Gram entry c is set to its known value n (its noise E_cc is gone).  The
+    covariance is then :math:`\hat K_{ZZ}^{-1}\bigl(\operatorname{Cov}(\xi) + \hat K_{ZZ} s^2\bigr)\hat K_{ZZ}^{-1}`,
+    the sampling term :math:`\hat K_{ZZ} s^2` added by the caller unless ``conditional``.
+    """
+    bb = np.einsum("...i,...i->...", coef, coef)[..., None, None]
+    outer = coef[..., :, None] * coef[..., None, :]
+    meat = 0.5 * tau**2 * ((1.0 + bb) * np.eye(coef.shape[-1]) + outer)
+    if intercept is not None:
+        c = int(np.flatnonzero(predictors == intercept)[0])
+        meat[..., c, c] -= tau**2 * coef[..., c] ** 2
+    return meat
+
+
+def _ols_covariance(Hinv, Gzz, coef, sigma2_resid, n, df, noise, sigma, tau, predictors, intercept, correct_noise,
+                    conditional):
+    """The coefficients' covariance (symmetrised).
+
+    Uncorrected: the textbook ``s^2 G_ZZ^{-1}``.  Corrected: the sandwich ``H^{-1} V H^{-1}`` with the
+    noise's meat (:func:`_mask_noise_meat` or :func:`_gram_noise_meat`) plus, unless *conditional*,
+    the ordinary sampling term ``G_ZZ omega^2``, omega^2 the residual variance clipped at 0.
+    """
+    omega2 = np.clip(sigma2_resid, 0.0, None)[..., None, None]
+    if not correct_noise:
+        cov = omega2 * Hinv
+    else:
+        if noise == "gram":
+            meat = _gram_noise_meat(coef, tau, predictors, intercept)
         else:
-            cov = omega2 * Hinv
-        cov = 0.5 * (cov + np.swapaxes(cov, -1, -2))
-        se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+            meat = _mask_noise_meat(Gzz, coef, omega2, n, df, sigma)
+        if not conditional:
+            meat = meat + Gzz * omega2
+        cov = Hinv @ meat @ Hinv
+    return 0.5 * (cov + np.swapaxes(cov, -1, -2))
+
+
+def _check_fit_finite(coef, cov, sigma2_resid):
+    """Refuse a fit whose numbers left the float range (nothing is returned as NaN or inf)."""
     if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(cov)) and np.all(np.isfinite(sigma2_resid))):
         raise ValueError("G, n and sigma give a fit beyond the float range (entries of G, n sigma^2 and their "
                          "squares must stay below about 1e308); rescale the data")
-    sigma2_resid = float(sigma2_resid) if np.ndim(sigma2_resid) == 0 else sigma2_resid
-    return OLSResult(coef, se, cov, sigma2_resid, df, Gc, response, predictors, bool(correct_noise))
 
 
 def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=None, conditional=False):

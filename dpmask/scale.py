@@ -31,6 +31,9 @@ Writing a release: :func:`write_npy` (one ``.npy`` file) and :func:`write_zarr`
 file or directory beside the target, each task opening it by name, and put it in
 place only when every chunk is written (``os.replace``, atomic for a file).
 A computation that fails leaves no output and any previous file untouched.
+A write whose process is killed (SIGKILL, SIGTERM) runs no clean-up; its hidden
+temporary, which it held under an advisory lock, is removed by the next write
+to the same target (a temporary still locked by a running write is left alone).
 
 Domains.  Every public function states its valid domain in its docstring;
 outside it a ``ValueError`` names the argument and the allowed range, before any
@@ -90,13 +93,19 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import uuid
 from contextlib import nullcontext
 
 import numpy as np
 
-from ._validate import as_rng, check_int, check_sigma
+from ._validate import as_rng, check_flag, check_int, check_sigma
+
+try:  # advisory locks mark a temporary as owned by a running write (POSIX)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: stale temporaries are then left alone
+    fcntl = None
 
 __all__ = [
     "balanced_chunks",
@@ -676,19 +685,107 @@ def _check_release(Y):
     return Y
 
 
-def _target_path(path):
-    """Absolute target path, its directory checked; a hidden temporary name beside it."""
+def _target_path(path, *, file=False):
+    """Absolute target path, its directory checked; a hidden temporary name beside it.
+
+    With *file* true a path that ends with a separator (``"dir/new/"``) is refused: it names
+    a directory, and ``abspath`` would silently drop the slash and write a file ``new``.
+    """
     try:
-        path = os.path.abspath(os.fspath(path))
+        raw = os.fspath(path)
     except TypeError as exc:
         raise ValueError(f"path must be a str or os.PathLike, got {type(path).__name__}") from exc
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
+    if isinstance(raw, bytes):
+        raw = os.fsdecode(raw)
+    seps = tuple(s for s in (os.sep, os.altsep) if s)
+    if file and raw.endswith(seps):
+        raise ValueError(f"path must name a file, but {raw!r} ends with a path separator (a directory)")
+    path = os.path.abspath(raw)
     folder, base = os.path.split(path)
     if not os.path.isdir(folder):
         raise ValueError(f"path must be in an existing directory, but {folder!r} does not exist")
     tmp = os.path.join(folder, f".{base}.{uuid.uuid4().hex[:12]}.tmp")
     return path, tmp
+
+
+# --------------------------------------------------------------------------- stale temporaries
+#
+# A write holds an advisory lock (flock) on its hidden temporary from the moment it creates it
+# until it has been renamed into place or removed.  A process killed by SIGKILL or SIGTERM in
+# between runs no clean-up, but the kernel drops its locks: an unlocked temporary of the same
+# target is stale, and the next write to that target removes it (_remove_stale).
+
+
+def _claim(tmp):
+    """Open the new temporary *tmp* (file or directory) and lock it; return the descriptor."""
+    fd = os.open(tmp, os.O_RDONLY)
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _unclaim(fd):
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _in_use(name):
+    """True if a running write holds *name* (or if that cannot be told: no locks, no access)."""
+    if fcntl is None:
+        return True
+    try:
+        fd = os.open(name, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _discard(name):
+    """Remove a file, a symbolic link or a directory tree (a Zarr store) named *name*."""
+    if os.path.islink(name) or not os.path.isdir(name):
+        _remove(name)
+    else:
+        _abandon_zarr(name)
+
+
+def _remove_stale(path):
+    """Remove the hidden temporaries that killed writes to *path* left behind.
+
+    The names are those :func:`_target_path` gives (``.<name>.<12 hex>.tmp``) and the
+    ``.tmp.old`` aside which :func:`write_zarr` moves a previous array.  A temporary that a
+    running write holds (locked) is left alone.  A stale ``.tmp.old`` is the previous array:
+    it is put back at *path* if the write was killed after moving it aside and before
+    putting the new one in place (then *path* is missing), and removed otherwise.
+    """
+    folder, base = os.path.split(path)
+    pattern = re.compile(rf"\.{re.escape(base)}\.[0-9a-f]{{12}}\.tmp(\.old)?")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        match = pattern.fullmatch(name)
+        if match is None:
+            continue
+        full = os.path.join(folder, name)
+        if match.group(1):
+            owner = full[: -len(".old")]
+            if _in_use(owner):
+                continue
+            if not os.path.lexists(path):
+                os.replace(full, path)
+            else:
+                _discard(full)
+        elif not _in_use(full):
+            _discard(full)
 
 
 class _NpyRowWriter:
@@ -754,13 +851,21 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     ``path`` is left untouched.  Read the result with
     ``np.load(path, mmap_mode="r")``.
 
+    If an earlier write to ``path`` was killed (SIGKILL or SIGTERM: no
+    clean-up runs), its temporary ``.<name>.<hex>.tmp`` is stale; this write
+    removes it first.  A write holds an advisory lock (``flock``) on its
+    temporary, so one still running, in this or another process, is left
+    alone.  A symbolic link at ``path`` is replaced by the file, as
+    ``os.replace`` does.
+
     Parameters
     ----------
     Y : dask.array.Array, shape (n, p)
         For example the output of :func:`release_block_dask` or
         :func:`release_b_dask`; row chunks of any known sizes.
     path : str or os.PathLike
-        File to write, in an existing directory (replaced if it exists).
+        File to write, in an existing directory (replaced if it exists); a
+        path ending with a separator names a directory and is refused.
     progress : bool
         Show Dask's progress bar (local schedulers only).
     scheduler : str, dask.distributed.Client or None
@@ -775,18 +880,25 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     Raises
     ------
     ValueError
-        If ``Y`` is not a 2-D Dask array or the directory of ``path`` does not exist.
+        If ``Y`` is not a 2-D Dask array, the directory of ``path`` does not
+        exist, or ``path`` is (or ends like) a directory.
+    TypeError
+        If ``progress`` is not a bool.
     """
     _, da = _dask()
     Y = _check_release(Y)
     scheduler = _check_scheduler(scheduler)
-    path, tmp = _target_path(path)
+    progress = check_flag(progress, "progress")
+    path, tmp = _target_path(path, file=True)
     if os.path.isdir(path):
         raise ValueError(f"path must name a file, but {path!r} is a directory")
+    _remove_stale(path)
     dtype = np.dtype(Y.dtype)
     header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": Y.shape}
+    claim = None
     try:
         with open(tmp, "xb") as fh:
+            claim = _claim(tmp)
             np.lib.format.write_array_header_1_0(fh, header)
             data_offset = fh.tell()
             fh.truncate(data_offset + Y.shape[0] * Y.shape[1] * dtype.itemsize)
@@ -798,6 +910,8 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     except BaseException:
         _remove(tmp)
         raise
+    finally:
+        _unclaim(claim)
     return path
 
 
@@ -854,7 +968,12 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
     If the computation fails, the temporary directory is removed and a
     previous array at ``path`` is left untouched.  Unwritten chunks of a
     Zarr array read as its fill value, set here to NaN for a float array
-    (every release is one), not to zeros.
+    (every release is one), not to zeros.  As for :func:`write_npy`, the
+    stale temporaries of a killed write to ``path`` are removed by the next
+    write (a previous array that a killed write had moved aside, to
+    ``.<name>.<hex>.tmp.old``, is put back first if ``path`` is missing).
+    A symbolic link at ``path`` to a Zarr array is replaced by the new array;
+    the array it pointed to is left as it was.
     Read the result with ``zarr.open_array(path, mode="r")[:]`` or
     ``dask.array.from_zarr(path)``.
 
@@ -898,12 +1017,17 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
         raise ImportError("write_zarr needs zarr: pip install 'dpmask[scale]'") from exc
     Y = _check_release(Y)
     scheduler = _check_scheduler(scheduler)
+    progress = check_flag(progress, "progress")
     path, tmp = _target_path(path)
+    _remove_stale(path)
     if os.path.lexists(path) and not (os.path.isdir(path) and _is_zarr_array(path)):
         raise ValueError(f"path {path!r} exists and is not a Zarr array; refusing to replace it")
     rows = max(Y.chunks[0])
     Y = Y.rechunk({0: rows})  # Zarr needs regular chunks: one task per Zarr chunk, no shared chunk
+    claim = None
     try:
+        os.mkdir(tmp)
+        claim = _claim(tmp)
         zarr.create_array(store=tmp, shape=Y.shape, chunks=(rows, Y.shape[1]),
                           dtype=Y.dtype, fill_value=np.nan if Y.dtype.kind in "fc" else None,
                           zarr_format=3)
@@ -920,8 +1044,10 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
                 os.replace(old, path)
             raise
         if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+            _discard(old)  # a symbolic link is unlinked (rmtree refuses links), an array removed
     except BaseException:
         _abandon_zarr(tmp)
         raise
+    finally:
+        _unclaim(claim)
     return path

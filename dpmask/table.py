@@ -18,7 +18,7 @@ import itertools
 
 import numpy as np
 
-from ._validate import as_float_array
+from ._validate import as_float_array, check_flag
 from .bounds import sigma_a_necessary, sigma_a_sufficient, sigma_b
 
 __all__ = ["TABLE1_GRID", "PAPER_TABLE1", "table1", "table1_arrays"]
@@ -99,6 +99,7 @@ def table1_arrays(grid=None, *, corrected=False):
         Keys as ``COLUMNS``; ``ratio`` is A sufficient / B sufficient
         (unrounded; the paper prints it rounded to an integer).
     """
+    corrected = check_flag(corrected, "corrected")
     grid = TABLE1_GRID if grid is None else grid
     if not isinstance(grid, dict) or set(grid) != {"eps", "delta", "p", "n"}:
         raise ValueError(f"grid must be a dict with exactly the keys 'eps', 'delta', 'p', 'n', got {grid!r}")

@@ -691,7 +691,8 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
 
     Cost: about half a minute per configuration with the defaults (one core).
     Resolution: for the pair with every shared row (1, -1) and 10 000 draws,
-    the relative half-width of ``sigma_ci`` was about 3e-4 at n = 100 and
+    the relative half-width of ``sigma_ci`` was about 3e-4 to 5e-4 at n = 100 (it varies
+    between seeds by up to a factor 2: the paired difference is heavy tailed) and
     5e-5 to 1e-4 at n = 10 000 over Table 1's (eps, delta); the screen
     (3000 draws, one comparison per pair) is coarser, and its first place is
     only meaningful when the paired difference is several standard errors.
@@ -699,7 +700,7 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
     Parameters
     ----------
     eps : float
-        eps > 0.
+        1e-4 <= eps <= 100 (the domain of :func:`masked_pair_log_delta`).
     delta : float
         0 < delta < 1.
     n : int
@@ -740,9 +741,9 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         projection pair) and ``delta_projection_exact`` (its exact delta at
         sigma_low, which is the target delta up to root-finding error).
     """
-    from . import audit, exact
+    from . import audit
 
-    eps = float(check_eps(eps))
+    eps = float(check_eps(eps, lower=1e-4, top=100.0))
     delta = float(check_delta(delta))
     n = int(check_int(n, "n", minimum=3))
     if int(check_int(p, "p", minimum=1)) != 2:
@@ -754,7 +755,35 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
     pairs = [(np.asarray(c[0], float), np.asarray(c[1], float), c[2] if len(c) > 2 else str(i))
              for i, c in enumerate(pairs)]
     z = float(special.ndtri(0.5 + 0.5 * confidence))
-    screen_draws = _Draws(n, screen_samples, rng)
+    screen = _screen_pairs(eps, sigma_low, n, pairs, _Draws(n, screen_samples, rng), z)
+    draws = _Draws(n, n_samples, rng)
+    best = None
+    for entry in screen[:top]:
+        K, Kp, label = pairs[entry["index"]]
+        roots = _pair_sigma_roots(eps, delta, n, K, Kp, draws, z, sigma_low)
+        if best is None or (np.isfinite(roots[0]) and roots[0] > best["sigma"]):
+            best = {"sigma": roots[0], "sigma_ci": (roots[1], roots[2]), "K": K, "K_prime": Kp, "label": label}
+    rank_one = np.allclose(best["K"], K0) and np.allclose(best["K_prime"], K0p)
+    best.update(sigma_low=sigma_low, screen=screen, n_pairs=len(pairs), is_projection_pair=bool(rank_one),
+                delta_projection_exact=_projection_pair_delta(eps, n, sigma_low))
+    return best
+
+
+def _paired_difference(parts, ref_parts):
+    """Mean and standard error of the paired difference of two estimates on the same draws.
+
+    ``parts`` and ``ref_parts`` are the two strata's per-draw terms of :func:`_delta_from` for a pair
+    and for the projection pair; the difference of the means is far more precise than either.
+    """
+    d = [a - b for a, b in zip(parts, ref_parts)]
+    diff = 0.5 * (d[0].mean() + d[1].mean())
+    se = 0.5 * np.sqrt(d[0].var(ddof=1) / d[0].size + d[1].var(ddof=1) / d[1].size)
+    return diff, se
+
+
+def _screen_pairs(eps, sigma_low, n, pairs, screen_draws, z):
+    """Every pair's delta at the projection sigma, largest paired difference from the projection pair first."""
+    K0, K0p = projection_pair()
     ref_all = _delta_from(eps, sigma_low, n, K0, K0p, screen_draws, z)
     ref, tilt = ref_all["_parts"], ref_all["tilt"]
     screen = []
@@ -762,46 +791,50 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         # the projection pair's proposal shift for every pair keeps the draws coupled
         r = _delta_from(eps, sigma_low, n, K, Kp, screen_draws, z, tilt=tilt)
         # paired difference with the projection pair on the same base draws
-        d = [a - b for a, b in zip(r["_parts"], ref)]
-        diff = 0.5 * (d[0].mean() + d[1].mean())
-        diff_se = 0.5 * np.sqrt(d[0].var(ddof=1) / d[0].size + d[1].var(ddof=1) / d[1].size)
+        diff, diff_se = _paired_difference(r["_parts"], ref)
         screen.append({"delta": r["delta"], "se": r["se"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
                        "diff": float(diff), "diff_se": float(diff_se), "index": i, "label": label,
                        "is_projection_pair": bool(np.allclose(K, K0) and np.allclose(Kp, K0p))})
     screen.sort(key=lambda d: -d["diff"])
-    draws = _Draws(n, n_samples, rng)
+    return screen
 
-    def proj_delta(sig):
-        return float(np.exp(exact.ncx2_hockey_stick_log_delta(eps, n, 2.0 / sig**2, (np.sqrt(2.0) - 1.0) ** 2 / sig**2)))
 
-    best = None
-    for entry in screen[:top]:
-        K, Kp, label = pairs[entry["index"]]
+def _projection_pair_delta(eps, n, sigma):
+    """Exact delta(eps) of the projection pair at sigma (:func:`dpmask.exact.ncx2_hockey_stick_log_delta`)."""
+    from . import exact
 
-        def estimate(sig):
+    return float(np.exp(exact.ncx2_hockey_stick_log_delta(
+        eps, n, 2.0 / sigma**2, (np.sqrt(2.0) - 1.0) ** 2 / sigma**2)))
+
+
+def _pair_sigma_roots(eps, delta, n, K, Kp, draws, z, sigma_low):
+    """``[sigma, sigma_ci_low, sigma_ci_high]``: the roots in sigma of the pair's delta = *delta*.
+
+    The pair's delta is the control-variate estimate: the projection pair's exact delta plus the
+    paired Monte Carlo difference (same draws).  The roots of the estimate and of its ends
+    ``estimate -/+ z se`` are sought within a factor e^0.2 of ``sigma_low``; a root that is not
+    bracketed there is NaN.
+    """
+    K0, K0p = projection_pair()
+    memo = {}  # the three searches share their brackets' ends: estimate each sigma once
+
+    def estimate(sig):
+        if sig not in memo:
             # control variate: exact projection-pair delta plus the paired difference
             ref_sig = _delta_from(eps, sig, n, K0, K0p, draws, z)
-            ref_parts = ref_sig["_parts"]
             parts = _delta_from(eps, sig, n, K, Kp, draws, z, tilt=ref_sig["tilt"])["_parts"]
-            d = [a - b for a, b in zip(parts, ref_parts)]
-            diff = 0.5 * (d[0].mean() + d[1].mean())
-            se = 0.5 * np.sqrt(d[0].var(ddof=1) / d[0].size + d[1].var(ddof=1) / d[1].size)
-            return proj_delta(sig) + diff, se
+            diff, se = _paired_difference(parts, ref_sig["_parts"])
+            memo[sig] = (_projection_pair_delta(eps, n, sig) + diff, se)
+        return memo[sig]
 
-        roots = []
-        for shift in (0.0, -z, z):
-            def f(ls, shift=shift):
-                est, se = estimate(float(np.exp(ls)))
-                return np.log(max(est + shift * se, 1e-300)) - np.log(delta)
-            a, b = np.log(sigma_low) - 0.2, np.log(sigma_low) + 0.2
-            if f(a) < 0 or f(b) > 0:
-                roots.append(np.nan)
-                continue
-            roots.append(float(np.exp(brentq(f, a, b, xtol=1e-7))))
-        if best is None or (np.isfinite(roots[0]) and roots[0] > best["sigma"]):
-            best = {"sigma": roots[0], "sigma_ci": (roots[1], roots[2]), "K": K, "K_prime": Kp, "label": label}
-    rank_one = np.allclose(best["K"], K0) and np.allclose(best["K_prime"], K0p)
-    best.update(sigma_low=sigma_low, screen=screen, n_pairs=len(pairs), is_projection_pair=bool(rank_one),
-                delta_projection_exact=float(np.exp(exact.ncx2_hockey_stick_log_delta(
-                    eps, n, 2.0 / sigma_low**2, (np.sqrt(2.0) - 1.0) ** 2 / sigma_low**2))))
-    return best
+    roots = []
+    for shift in (0.0, -z, z):
+        def f(ls, shift=shift):
+            est, se = estimate(float(np.exp(ls)))
+            return np.log(max(est + shift * se, 1e-300)) - np.log(delta)
+        a, b = np.log(sigma_low) - 0.2, np.log(sigma_low) + 0.2
+        if f(a) < 0 or f(b) > 0:
+            roots.append(np.nan)
+            continue
+        roots.append(float(np.exp(brentq(f, a, b, xtol=1e-7))))
+    return roots

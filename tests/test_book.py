@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -43,8 +44,14 @@ def _toc_pages():
 
 
 @pytest.fixture(scope="session")
-def built_book():
-    """Build the book once per session with the strict flags; return the build log."""
+def built_book(request):
+    """Build the book once per session with the strict flags; return the build log.
+
+    The chapters' nbval cells run before this (tests/conftest.py orders them so) and hand each
+    notebook they ran in full to the book's jupyter-cache, so the build executes none of them
+    again; a notebook that nbval ran and the build still executed fails here (the cache missed,
+    e.g. because its execution mode is no longer ``cache``).
+    """
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")),
         "build",
@@ -60,6 +67,14 @@ def built_book():
     if res.returncode != 0:
         tail = "\n".join(log.splitlines()[-60:])
         pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
+    hand_over = request.config.pluginmanager.get_plugin("dpmask-nbval-hand-over")
+    handed = hand_over.stored if hand_over is not None else set()
+    executed = re.findall(r"(\S+\.ipynb): (?:Executing notebook|Starting inline execution client)", log)
+    again = sorted(Path(p).resolve() for p in executed)
+    again = [str(p.relative_to(ROOT)) for p in again if p in handed]
+    if again:
+        pytest.fail(f"the build executed again notebooks that nbval had just run: {again} (their "
+                    "jupyter-cache entry did not match, or their execution mode is not `cache`)")
     return log
 
 
@@ -227,17 +242,26 @@ def test_built_html_holds_no_control_characters(built_book):
     assert not problems, problems
 
 
+def _page_text_without_code(path):
+    """The page's text without scripts, styles and code (a code cell's source may spell a role)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(path.read_text(encoding="utf-8", errors="replace"), "html.parser")
+    for tag in soup.select("script, style, div.cell_input, div.highlight, pre"):
+        tag.decompose()
+    return soup.get_text()
+
+
 def test_no_directive_is_left_as_literal_text(built_book):
     # A directive that failed to parse (e.g. a backtick fence whose title holds a role) shows up
     # as its own source text, "{prf:proof}", in the page; sphinx warns about none of this.
-    literal = re.compile(r"\{(prf|exercise|solution|glue|math|note|warning)[:}]")
+    literal = re.compile(r"\{(prf|exercise|solution|glue|eval|math|note|warning|doc|ref|eq)[:}]")
     problems = {}
     for path in sorted(HTML.rglob("*.html")):
         rel = path.relative_to(HTML)
         if "_static" in rel.parts or "_sources" in rel.parts or rel.name in ("api.html", "genindex.html", "search.html"):
             continue
-        text = re.sub(r"<(script|style)\b.*?</\1>", "", path.read_text(encoding="utf-8", errors="replace"), flags=re.S)
-        text = re.sub(r"<[^>]+>", "", text)
+        text = _page_text_without_code(path)
         hits = literal.findall(text)
         if hits:
             problems[str(rel)] = sorted(set(hits))
@@ -258,3 +282,107 @@ def test_tables_printed_by_cells_render_as_tables(built_book):
         if re.search(r"<p>\|[^\n]*\|\n\|\s*[—–-]", path.read_text(encoding="utf-8", errors="replace")):
             problems.append(str(rel))
     assert not problems, problems
+
+
+# --- the book's numbers, written into the sources for JupyterLab --------------------------------
+#
+# jupyterlab-myst numbers a notebook's statements, exercises, equations and figures 1, 2, ... by
+# itself (and gives lemmas, theorems and corollaries separate counters, where the book shares
+# one), and it cannot resolve a reference to another notebook.  So the sources carry the book's
+# numbers: `:enumerator:` on every numbered directive, `number=` on every show_figure, and an
+# explicit text on every reference JupyterLab cannot resolve.  Sphinx ignores them for numbering;
+# this test holds them to the numbers the built book prints (`python _ext/sync_numbers.py` writes
+# them after a change of numbering).
+
+
+def _book_numbers_from_html():
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        from sync_numbers import book_numbers
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    return book_numbers(HTML)
+
+
+def _source_numbering_problems(sources, num, eqno, titles, sections):
+    """Every place a source states a number or reference text that the book does not print."""
+    problems = []
+    opening = re.compile(r"^[ \t]*(`{3,}|:{3,})\s*\{(?P<name>[\w:-]+)\}", re.M)
+    for stem, cells in sources.items():
+        here = set()
+        for kind, src in cells:
+            here |= set(re.findall(r"^[ \t]*:label:\s*(\S+)", src, re.M))
+            here |= set(re.findall(r'show_figure\(\w+, "([\w-]+)"', src))
+        for kind, src in cells:
+            if kind == "markdown":
+                if re.search(r"\$\$[ \t]*\([\w-]+\)", src):
+                    problems.append(f"{stem}: a labelled $$ equation (JupyterLab numbers it by itself; use a math directive with :enumerator:)")
+                for m in opening.finditer(src):
+                    name = m.group("name")
+                    opts = re.match(r"((?:[ \t]*:[\w-]+:[^\n]*\n)*)", src[m.end():].split("\n", 1)[-1]).group(1)
+                    label = re.search(r":label:\s*(\S+)", opts)
+                    enum = re.search(r":enumerator:\s*(\S+)", opts)
+                    if name == "prf:proof":
+                        if ":nonumber:" not in opts:
+                            problems.append(f"{stem}: a proof without :nonumber: (JupyterLab would number it)")
+                        continue
+                    if not (name.startswith("prf:") or name in ("exercise", "math")) or not label:
+                        continue
+                    if ":nonumber:" in opts:
+                        continue
+                    lab = label.group(1)
+                    want = (eqno.get(lab) or "").strip("()") if name == "math" else (num.get(lab) or "").split(" ")[-1]
+                    if not enum:
+                        problems.append(f"{stem}: {name} {lab} has no :enumerator: (the book's is {want})")
+                    elif enum.group(1) != want:
+                        problems.append(f"{stem}: {name} {lab} says {enum.group(1)}, the book {want}")
+            else:
+                for m in re.finditer(r'show_figure\(\w+, "([\w-]+)"(?:, number="([^"]*)")?', src):
+                    want = (num.get(m.group(1)) or "").split(" ")[-1]
+                    if m.group(2) != want:
+                        problems.append(f"{stem}: figure {m.group(1)} number={m.group(2)!r}, the book {want}")
+            for m in re.finditer(r"\{(?P<role>prf:ref|ref|eq|numref|doc)\}`(?P<body>[^`]*)`", src):
+                role, body = m.group("role"), m.group("body")
+                ex = re.match(r"^(?P<text>.*\S)\s*<(?P<target>[^<>]+)>$", body)
+                target = ex.group("target") if ex else body.strip()
+                if role == "doc":
+                    want = titles.get(target.split("/")[-1])
+                elif role == "eq":
+                    want = eqno.get(target)
+                elif role == "ref":
+                    want = num.get(target) or sections.get(target)
+                else:
+                    want = num.get(target)
+                if not ex:
+                    if role == "doc" or role == "numref" or target not in here:
+                        problems.append(f"{stem}: {{{role}}}`{target}` needs the explicit text {want!r} (JupyterLab cannot resolve it)")
+                elif ex.group("text") != want:
+                    problems.append(f"{stem}: {{{role}}}`{body}` says {ex.group('text')!r}, the book {want!r}")
+    return problems
+
+
+def _sources():
+    out = {}
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        out[path.stem] = [(c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"]))
+                          for c in nb["cells"]]
+    return out
+
+
+def test_sources_carry_the_books_numbers_for_jupyterlab(built_book):
+    num, eqno, titles, sections = _book_numbers_from_html()
+    assert len(num) > 50 and len(eqno) > 30 and len(titles) > 10
+    sources = _sources()
+    assert _source_numbering_problems(sources, num, eqno, titles, sections) == []
+    # The check can fail: a wrong enumerator, figure number, explicit title or a missing one.
+    stem, cells = "05_proofs", sources["05_proofs"]
+    planted = [
+        [(k, s.replace(":enumerator: 5.4", ":enumerator: 5.7", 1)) for k, s in cells],
+        [(k, re.sub(r'(show_figure\(\w+, "[\w-]+", number=")[^"]*"', r'\g<1>9.9"', s, count=1)) for k, s in cells],
+        [(k, s.replace("{prf:ref}`Theorem 3.4 <thm-3-4>`", "{prf:ref}`Theorem 3.5 <thm-3-4>`", 1)) for k, s in cells],
+        [(k, s.replace("{prf:ref}`Theorem 3.4 <thm-3-4>`", "{prf:ref}`thm-3-4`", 1)) for k, s in cells],
+    ]
+    for bad in planted:
+        assert bad != cells
+        assert _source_numbering_problems({stem: bad}, num, eqno, titles, sections), "a planted slip went unseen"

@@ -26,8 +26,8 @@ N, P, ROWS = 2_400, 3, 300   # 8 row chunks of 300 rows
 SIGMA = 0.8
 
 
-@pytest.fixture(scope="module")
-def client():
+def _two_worker_client():
+    """A client of a fresh two-process LocalCluster (closed, with the cluster, when the caller ends)."""
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True,
         host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=40,
@@ -39,6 +39,19 @@ def client():
     finally:
         client.close()
         cluster.close()
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One cluster for every test of this file that leaves its workers alive."""
+    yield from _two_worker_client()
+
+
+@pytest.fixture(scope="module")
+def killable_client():
+    """A cluster of its own for the tests that kill a worker, so that no other test meets the
+    replacement process or a scheduler still recovering from the loss."""
+    yield from _two_worker_client()
 
 
 def data(seed=0):
@@ -82,7 +95,8 @@ def _die_once(X_b, marker, block_info=None):
 
 
 @pytest.mark.parametrize("kind", ["block", "full"])
-def test_release_survives_a_killed_worker(client, kind, tmp_path):
+def test_release_survives_a_killed_worker(killable_client, kind, tmp_path):
+    client = killable_client
     marker = str(tmp_path / f"killed-{kind}")
     pids_before = set(client.run(os.getpid).values())
     threaded = releases(data())[kind].compute(scheduler="threads")
@@ -158,13 +172,13 @@ def test_failed_write_leaves_no_output(client, tmp_path, writer):
     assert _settled_listing(tmp_path, []) == []
 
 
-def test_default_client_is_used_without_scheduler_argument(tmp_path):
-    # A user who creates a Client gets the cluster without passing it around.
+def test_default_client_is_used_without_scheduler_argument(client, tmp_path):
+    # A user who creates a Client gets the cluster without passing it around.  The shared
+    # cluster's own client is not the default (set_as_default=False); the one made here is.
     Y = scale.release_block_dask(data(6), SIGMA, rng=17)
     expected = Y.compute(scheduler="threads")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0", silence_logs=40) as cluster, \
-            distributed.Client(cluster) as default_client:
+    with distributed.Client(client.scheduler.address) as default_client:
+        assert distributed.default_client() is default_client
         with distributed.get_task_stream(default_client) as stream:
             path = scale.write_npy(Y, tmp_path / "r.npy")
         assert len(stream.data) >= len(Y.chunks[0]), "the tasks did not run on the cluster"

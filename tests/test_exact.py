@@ -221,3 +221,50 @@ def test_masked_p1_validation():
         exact.masked_p1_delta(0.1, 0.0, 10)
     with pytest.raises(ValueError, match="lam_p"):
         exact.ncx2_hockey_stick_log_delta(0.1, 10, -1.0, 0.0)
+
+
+# --- issue 17: just below delta = 1 (M28, M29) -------------------------------------------------
+
+
+def _mp_one_minus_delta(eps, sigma, n, dps=50):
+    """1 - delta for the pair (||X||^2, ||X'||^2) = (1, 0): P_1(T <= c) + e^eps P_0(T > c), each
+    term a positive sum (no cancellation), c the threshold where the log density ratio is eps."""
+    with mp.workdps(dps):
+        e, lam, half = mp.mpf(eps), 1 / mp.mpf(sigma) ** 2, mp.mpf(n) / 2
+        def log_ratio(t):
+            return -lam / 2 + mp.log(mp.hyp0f1(half, lam * t / 4))
+
+        lo, hi = mp.mpf(0), mp.mpf(n) + lam + 10
+        while log_ratio(hi) < e:
+            hi *= 2
+        for _ in range(300):
+            mid = (lo + hi) / 2
+            if log_ratio(mid) < e:
+                lo = mid
+            else:
+                hi = mid
+        c = (lo + hi) / 2
+        # mpmath's lower incomplete gamma does not converge at order 5e5; there P_1(T <= c) is
+        # not small (delta is far from 1 at df = 1e6), and 1 - P_1(T > c) loses nothing
+        below = (_mp_ncx2_tail(c, n, lam, upper=False) if n <= 10**4
+                 else 1 - _mp_ncx2_tail(c, n, lam, upper=True))
+        return below + mp.exp(e) * _mp_ncx2_tail(c, n, 0, upper=True)
+
+
+@pytest.mark.parametrize("n", [2, 10, 1000, 10**6])
+def test_one_minus_delta_just_below_one_against_mpmath(n):
+    """M28, M29.  For sigma in [0.05, 0.2] delta is within 1e-2 ... 1e-300 of 1.  The package
+    answers 1 - delta to 1e-6 relative where it is above 2**-54 and exactly delta = 1 where a
+    rigorous bound puts 1 - delta below 2**-54 (a shortcut constant of 1e-2 returned delta = 1
+    where 1 - delta was 1e-3); and that bound is an upper bound on the true 1 - delta (dropping
+    the factor 2 of Birge's x_p made it too small)."""
+    eps = 1.0
+    for sigma in (0.05, 0.07, 0.1, 0.14, 0.2):
+        truth = _mp_one_minus_delta(eps, sigma, n)
+        bound = mp.exp(mp.mpf(float(exact._log_gap_upper(eps, sigma, float(n), 1.0))))
+        assert bound >= truth * (1 - 1e-12), (sigma, n, bound, truth)
+        got = 1.0 - exact.masked_p1_delta(eps, sigma, n)
+        if truth > 2.0**-40:
+            assert got == pytest.approx(float(truth), rel=1e-6), (sigma, n)
+        elif got == 0.0:
+            assert truth < 2.0**-53, (sigma, n, truth)  # delta = 1 is the rounding of the truth

@@ -355,3 +355,52 @@ def test_inference_explorer_numbers_follow_the_sigma_to_the_fourth_law():
     s, b, e2, n, sig = 1 / 3, 0.5, 1 / 12 * (1 - 1 / 10**6), 10**6, vals["sigma_b"]
     closed = np.sqrt((sig**4 * (1 + 2 * b**2) + sig**2 * ((1 + b**2) * s + e2)) / (n * s**2))
     assert vals["rmse_b"] == pytest.approx(closed, rel=1e-6)
+
+
+# --- issue 17: checks that fail on planted bugs M12 and M14 ------------------------------------
+
+
+def test_gram_noise_standard_errors_with_an_intercept_cover_95_percent():
+    """M12: under the rival's Gram noise with an intercept column, the meat of the sandwich
+    loses E_cc's share tau^2 beta_c^2 (G_cc = n is known); halving that share inflated the
+    intercept's standard error by 26 % and no test saw it.  One fixed data set (y = 0.8 +
+    0.15 x + noise, so beta_c carries most of the meat), 4000 draws of E = (W + W^T)/2 with
+    W_ij ~ N(0, tau^2) made here with numpy; the target is the data's own least squares.
+    Coverage of the 95 % intervals 0.95 +- 0.0103 (three binomial standard errors) and the
+    spread of the z-scores 1 +- 0.05 (its standard error is 0.011) for both coefficients."""
+    rng = np.random.default_rng(1712)
+    n, tau, reps = 5000, 30.0, 4000
+    x = rng.uniform(-1, 1, n)
+    y = np.clip(0.8 + 0.15 * x + 0.05 * rng.standard_normal(n), -1, 1)
+    X = np.column_stack([np.ones(n), x, y])
+    target = _lstsq_fit(X, 2)[0]
+    W = tau * rng.standard_normal((reps, 3, 3))
+    G = X.T @ X + 0.5 * (W + np.swapaxes(W, 1, 2))
+    fit = ols_from_gram(G, n, 2, noise="gram", tau=tau, intercept=0, conditional=True)
+    z = (fit.coef - target) / fit.se
+    coverage = np.mean(np.abs(z) <= 1.959964, axis=0)
+    assert np.all(np.abs(coverage - 0.95) < 0.0103), coverage
+    assert np.all(np.abs(z.std(axis=0) - 1.0) < 0.05), z.std(axis=0)
+
+
+def test_correlation_projection_is_eigen_clipping_for_three_columns():
+    """M14: with p = 3 a covariance matrix with one negative eigenvalue must be projected onto
+    the PSD cone (eigenvalues clipped at 0, by hand here) before scaling; with p = 2, as in the
+    other tests, clipping the correlation and projecting agree, so deleting the projection
+    (warning kept) went unseen."""
+    from dpmask.inference import correlation_from_gram
+
+    R0 = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.5], [0.9, -0.5, 1.0]])  # not PSD
+    scale = np.diag([2.0, 1.0, 0.5])
+    n = 50
+    G = n * scale @ R0 @ scale
+    w, V = np.linalg.eigh(G / n)
+    assert w[0] < 0 < w[1]
+    S = (V * np.clip(w, 0.0, None)) @ V.T
+    d = 1.0 / np.sqrt(np.diag(S))
+    expected = S * d[:, None] * d[None, :]
+    with pytest.warns(RuntimeWarning, match="not positive semidefinite"):
+        got = correlation_from_gram(G, n, correct_noise=False)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    assert np.linalg.eigvalsh(got)[0] > -1e-12  # a correlation matrix again
+    assert np.max(np.abs(got - R0)) > 0.05  # not merely R0 clipped to [-1, 1]

@@ -92,10 +92,26 @@ def test_gram_sensitivity_is_ufunc_like():
     assert isinstance(rivals.gram_sensitivity(4), float)
 
 
-def test_sigma_gram_is_analytic_gaussian_times_sensitivity():
+def test_sigma_gram_is_the_gaussian_mechanism_on_the_attained_sensitivity():
+    """Independent truth (the old test restated the code): dp-accounting's calibration of the
+    Gaussian mechanism times the Frobenius distance ||x x^T - x' x'^T|| of the pair that
+    attains the sensitivity, x = 1, x' = (1 - 1/sqrt p) 1, computed here with numpy; and the
+    Gaussian mechanism with that sensitivity and noise tau is (eps, delta)-DP (mpmath)."""
+    import mpmath as mp
+    from dp_accounting import gaussian_mechanism as dpa
+
     for eps, delta, p in [(0.1, 0.01, 2), (1.0, 1e-5, 5), (0.001, 0.001, 3)]:
-        assert rivals.sigma_gram(eps, delta, p) == pytest.approx(
-            analytic_gaussian_sigma(eps, delta) * (2 * np.sqrt(p) - 1), rel=1e-12)
+        x = np.ones(p)
+        xp = (1 - 1 / np.sqrt(p)) * x
+        assert np.linalg.norm(x - xp) == pytest.approx(1.0)
+        sens = np.linalg.norm(np.outer(x, x) - np.outer(xp, xp))
+        tau = rivals.sigma_gram(eps, delta, p)
+        assert tau == pytest.approx(dpa.get_sigma_gaussian(eps, delta, tol=1e-15) * sens, rel=1e-8)
+        with mp.workdps(60):
+            s = mp.mpf(tau) / mp.mpf(sens)
+            e = mp.mpf(eps)
+            true_delta = mp.ncdf(1 / (2 * s) - e * s) - mp.exp(e) * mp.ncdf(-1 / (2 * s) - e * s)
+        assert true_delta <= delta
     out = rivals.sigma_gram(np.array([0.1, 0.01])[:, None], 0.01, np.array([1, 4]))
     assert out.shape == (2, 2)
 
@@ -244,23 +260,53 @@ def test_first_order_errors_agree_with_simulation_for_both_noise_models():
 # --------------------------------------------------------------------------- correlation and PCA
 
 
-def test_gram_forms_agree_with_release_forms():
+def _moments_by_hand(M, n, sigma, constant):
+    """The covariance-type matrix written out from the rows of M (the noisy data itself, or a
+    release with the same Gram matrix), independently of dpmask.inference: the second-moment
+    matrix minus n sigma^2 I, centred through the constant column's sums when one is given."""
+    p = M.shape[1]
+    keep = [j for j in range(p) if j != constant]
+    S = M[:, keep].T @ M[:, keep] - (0.0 if sigma is None else n * sigma**2) * np.eye(len(keep))
+    if constant is None:
+        return S / n
+    sums = M[:, constant] @ M[:, keep]
+    return (S - np.outer(sums, sums) / n) / (n - 1)
+
+
+def test_gram_and_release_forms_against_numpy_and_the_written_out_moments():
+    """Both forms against independent truth (the release forms now call the Gram forms, so
+    comparing the two compared a thing with itself): without noise, numpy's corrcoef and the
+    eigen-decomposition of numpy's cov of the data; with noise, correlations and principal
+    components of the covariance written out from the release's rows in this test."""
     rng = np.random.default_rng(930)
     n = 800
     data = rng.uniform(-1, 1, (n, 3))
     data[:, 1] = 0.5 * data[:, 0] + 0.5 * data[:, 1]
     X = np.column_stack([np.ones(n), data])
+    # no noise: the data's own sample correlation and covariance (numpy)
+    for R in (correlation_from_release(X, correct_noise=False, constant=0),
+              correlation_from_gram(X.T @ X, n, correct_noise=False, constant=0)):
+        np.testing.assert_allclose(R, np.corrcoef(data.T), atol=1e-12)
+    w_ref, V_ref = np.linalg.eigh(np.cov(data.T))
+    for vals, vecs in (pca_from_release(X, correct_noise=False, constant=0),
+                       pca_from_gram(X.T @ X, n, correct_noise=False, constant=0)):
+        np.testing.assert_allclose(vals, w_ref[::-1], rtol=1e-12)
+        np.testing.assert_allclose(np.abs(vecs.T @ V_ref[:, ::-1]), np.eye(3), atol=1e-9)
+    # with noise: the moments written out from the release's rows
     for Y, sigma in [(release_b(X, 0.3, rng), 0.3), (release_a(data, 0.2, rng), 0.2)]:
         constant = 0 if Y.shape[1] == 4 else None
-        G = Y.T @ Y
         for corr in (True, False):
             s = sigma if corr else None
-            np.testing.assert_array_equal(
-                correlation_from_release(Y, s, correct_noise=corr, constant=constant),
-                correlation_from_gram(G, n, s, correct_noise=corr, constant=constant))
-            for a, b in zip(pca_from_release(Y, s, correct_noise=corr, constant=constant),
-                            pca_from_gram(G, n, s, correct_noise=corr, constant=constant)):
-                np.testing.assert_array_equal(a, b)
+            S = _moments_by_hand(Y, n, s, constant)
+            d = 1 / np.sqrt(np.diag(S))
+            for R in (correlation_from_release(Y, s, correct_noise=corr, constant=constant),
+                      correlation_from_gram(Y.T @ Y, n, s, correct_noise=corr, constant=constant)):
+                np.testing.assert_allclose(R, S * d[:, None] * d[None, :], atol=1e-12)
+            w_ref, V_ref = np.linalg.eigh(S)
+            for vals, vecs in (pca_from_release(Y, s, correct_noise=corr, constant=constant),
+                               pca_from_gram(Y.T @ Y, n, s, correct_noise=corr, constant=constant)):
+                np.testing.assert_allclose(vals, w_ref[::-1], rtol=1e-10)
+                np.testing.assert_allclose(np.abs(vecs.T @ V_ref[:, ::-1]), np.eye(S.shape[0]), atol=1e-8)
     # a stack gives what a loop gives
     Gs = simulate_gram(data.T @ data, n, 0.3, size=5, rng=rng)
     stack = correlation_from_gram(Gs, n, 0.3)
@@ -347,9 +393,9 @@ def test_sigma_low_large_n_matches_the_exact_projection_bound():
         np.testing.assert_allclose(approx, exact_low, rtol=0.01)
 
 
-def test_rivals_explorer_shows_independently_computed_numbers_and_updates_fast():
-    import time
-
+def test_rivals_explorer_shows_independently_computed_numbers():
+    """The panel after five slider moves (how fast each update is, against a recomputation of
+    Table 1 in the same run, is timed in benchmarks/bench_guards.py)."""
     pytest.importorskip("ipywidgets")
     pytest.importorskip("matplotlib")
     import re
@@ -364,13 +410,8 @@ def test_rivals_explorer_shows_independently_computed_numbers_and_updates_fast()
         return {k: float(v) for k, v in re.findall(r"data-key='(\w+)'[^>]*>([^<]*)<", html)}
 
     assert bytes(box.children[2].value[:8]) == b"\x89PNG\r\n\x1a\n"
-    times = []
     for key, value in [("n", 10**6), ("p", 5), ("estimand", "corr"), ("ε", 0.01), ("δ", 0.001)]:
-        t0 = time.process_time()
         controls[key].value = value
-        times.append(time.process_time() - t0)
-    # CPU time (the machine is shared); the classroom target is 100 ms per update
-    assert np.median(times) < 0.1, times
     vals = shown()
     e, d, n = controls["ε"].value, controls["δ"].value, int(round(controls["n"].value))
     M = rivals.example_moments(5)

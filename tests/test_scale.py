@@ -12,6 +12,7 @@ Randomised checks are seeded, so they pass or fail the same way every run.
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -324,6 +325,152 @@ def test_failed_write_keeps_previous_output_and_leaves_nothing(tmp_path, name, w
     assert _files(tmp_path) == before
 
 
+_SLOW_WRITER = """
+import sys, time
+import numpy as np
+import dask.array as da
+from dpmask import scale
+
+target, writer = sys.argv[1], getattr(scale, sys.argv[2])
+
+def slow(block):
+    time.sleep(0.25)
+    return block + 1.0
+
+Y = da.from_array(np.zeros((4000, 2)), chunks=(100, 2)).map_blocks(slow, dtype=float)
+writer(Y, target, scheduler="synchronous")
+"""
+
+
+def _hidden(folder):
+    return sorted(n for n in os.listdir(folder) if n.startswith("."))
+
+
+@pytest.mark.parametrize("name, writer", [("r.npy", "write_npy"), ("r.zarr", "write_zarr")])
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_a_killed_writer_leaves_a_temporary_that_the_next_write_removes(tmp_path, name, writer, sig):
+    """Issue 17: SIGKILL or SIGTERM of the writing process mid-write left a hidden
+    ``.<name>.<hex>.tmp`` for ever (each write picks a new name).  A real process is killed
+    here; the previous release must be intact, and the next write must remove the stale
+    temporary and leave only the target, holding the new release."""
+    import signal
+    import time
+
+    pytest.importorskip("zarr")
+    target = tmp_path / name
+    write = getattr(scale, writer)
+    first = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=11), 1.0, rng=12)
+    write(first, target)
+    before = _files(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(target), writer], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        stop = time.monotonic() + 120  # hang guard only: the temporary appears within seconds
+        while not _hidden(tmp_path) and proc.poll() is None and time.monotonic() < stop:
+            time.sleep(0.05)
+        assert _hidden(tmp_path), proc.communicate(timeout=60)
+        time.sleep(0.5)  # a few chunks written
+        proc.send_signal(getattr(signal, sig))
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == -getattr(signal, sig)
+    stale = _hidden(tmp_path)
+    assert len(stale) == 1 and re.fullmatch(rf"\.{re.escape(name)}\.[0-9a-f]{{12}}\.tmp", stale[0]), stale
+    assert [f for f in _files(tmp_path) if not f[0].startswith(".")] == before  # the previous release intact
+    second = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=13), 1.0, rng=14)
+    write(second, target)
+    assert sorted(os.listdir(tmp_path)) == [name]
+    stored = np.load(target) if name.endswith(".npy") else __import__("zarr").open_array(str(target), mode="r")[:]
+    np.testing.assert_array_equal(stored, second.compute())
+
+
+@pytest.mark.parametrize("name, writer", [("r.npy", scale.write_npy), ("r.zarr", scale.write_zarr)])
+def test_a_temporary_held_by_a_running_write_is_left_alone(tmp_path, name, writer):
+    """The clean-up removes only temporaries no running write holds (an advisory lock):
+    here the lock is held through a second open file description, as another process would."""
+    pytest.importorskip("zarr")
+    busy = tmp_path / f".{name}.0123456789ab.tmp"
+    busy.write_bytes(b"in progress")
+    fd = scale._claim(str(busy))
+    Y = scale.release_block_dask(scale.random_data_dask(200, 2, chunks=100, rng=15), 1.0, rng=16)
+    try:
+        writer(Y, tmp_path / name)
+        assert busy.read_bytes() == b"in progress"
+    finally:
+        scale._unclaim(fd)
+    writer(Y, tmp_path / name)  # released: now stale, and removed
+    assert sorted(os.listdir(tmp_path)) == [name]
+
+
+def test_write_zarr_puts_back_an_array_a_killed_write_had_moved_aside(tmp_path):
+    """Killed between moving the previous array aside and renaming the new one in place: the
+    target is missing and the previous array sits in ``.tmp.old``.  The next write puts it
+    back first, so that a failing write still leaves the previous release."""
+    zarr = pytest.importorskip("zarr")
+    good = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=17), 1.0, rng=18)
+    aside = tmp_path / ".r.zarr.0123456789ab.tmp.old"
+    scale.write_zarr(good, aside)
+    with pytest.raises(ValueError, match="row 250"):
+        scale.write_zarr(_bad_release(), tmp_path / "r.zarr", scheduler="synchronous")
+    assert _settled_listing(tmp_path, ["r.zarr"]) == ["r.zarr"]
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "r.zarr"), mode="r")[:], good.compute())
+
+
+def test_write_npy_replaces_the_file_atomically_not_in_place(tmp_path):
+    """M32: os.replace swaps the inode; a copy-then-remove would rewrite the old file in place.
+    A reader holding the old file open keeps reading the old bytes."""
+    target = tmp_path / "r.npy"
+    np.save(target, np.arange(6.0))
+    old_bytes = target.read_bytes()
+    old_inode = os.stat(target).st_ino
+    Y = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=19), 1.0, rng=20)
+    with open(target, "rb") as reader:
+        scale.write_npy(Y, target)
+        assert reader.read() == old_bytes
+    assert os.stat(target).st_ino != old_inode
+    np.testing.assert_array_equal(np.load(target), Y.compute())
+
+
+def test_write_zarr_twice_leaves_one_array_holding_the_second_release(tmp_path):
+    """M33: the previous array must be deleted once the new one is in place."""
+    zarr = pytest.importorskip("zarr")
+    one = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=21), 1.0, rng=22)
+    two = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=23), 1.0, rng=24)
+    scale.write_zarr(one, tmp_path / "r.zarr")
+    scale.write_zarr(two, tmp_path / "r.zarr")
+    assert sorted(os.listdir(tmp_path)) == ["r.zarr"]
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "r.zarr"), mode="r")[:], two.compute())
+
+
+def test_write_zarr_to_a_symbolic_link_leaves_nothing_aside(tmp_path):
+    """Issue 17: writing to a link to an array left ``.tmp.old`` (rmtree refuses links).  The
+    link is replaced by the new array; the array it pointed to is left as it was."""
+    zarr = pytest.importorskip("zarr")
+    one = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=25), 1.0, rng=26)
+    two = scale.release_block_dask(scale.random_data_dask(400, 2, chunks=100, rng=27), 1.0, rng=28)
+    scale.write_zarr(one, tmp_path / "a.zarr")
+    os.symlink(tmp_path / "a.zarr", tmp_path / "link.zarr")
+    scale.write_zarr(two, tmp_path / "link.zarr")
+    assert sorted(os.listdir(tmp_path)) == ["a.zarr", "link.zarr"]
+    assert not os.path.islink(tmp_path / "link.zarr")
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "link.zarr"), mode="r")[:], two.compute())
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[:], one.compute())
+
+
+def test_write_npy_refuses_a_path_that_ends_with_a_separator(tmp_path):
+    """Issue 17: write_npy(Y, "dir/new/") wrote a file named ``new``."""
+    (tmp_path / "dir").mkdir()
+    Y = scale.release_block_dask(scale.random_data_dask(200, 2, chunks=100, rng=29), 1.0, rng=30)
+    with pytest.raises(ValueError, match="path must name a file.*ends with a path separator"):
+        scale.write_npy(Y, str(tmp_path / "dir" / "new") + os.sep)
+    assert os.listdir(tmp_path / "dir") == []
+    with pytest.raises(TypeError, match="progress"):
+        scale.write_npy(Y, tmp_path / "dir" / "r.npy", progress="no")
+
+
 def test_write_zarr_round_trips_unequal_chunks(tmp_path):
     zarr = pytest.importorskip("zarr")
     X = da.from_array(fixed_data(1000, 3, seed=8), chunks=(scale.balanced_chunks(1000, 300), (3,)))
@@ -378,11 +525,9 @@ def test_balanced_chunks_refuses_bad_targets():
         scale.balanced_chunks(5, 0)
 
 
-def test_size_caps_refuse_at_once_with_named_arguments():
-    # Beyond MAX_CHUNKS row chunks a graph takes minutes to build; refuse before building it.
-    import time
-
-    start = time.perf_counter()
+def test_size_caps_refuse_with_named_arguments():
+    # Beyond MAX_CHUNKS row chunks a graph takes minutes to build; refuse before building it
+    # (how fast, against building a small graph, is timed in benchmarks/bench_guards.py).
     with pytest.raises(ValueError, match=r"target must be >= 10000000 for n=1000000000000, got 7"):
         scale.balanced_chunks(1e12, 7)
     with pytest.raises(ValueError, match=r"chunks must be >= 10000000 .*got 1000000"):
@@ -393,11 +538,10 @@ def test_size_caps_refuse_at_once_with_named_arguments():
         scale.random_data_dask(10**9, 3, chunks=10**9)
     with pytest.raises(ValueError, match=r"p must be <= 2\*\*27"):
         scale.random_data_dask(10, 2**28)
-    with pytest.raises(ValueError, match=r"n must be <= 2\*\*53"):
+    with pytest.raises(ValueError, match=r"n must be .*<= 2\*\*53"):
         scale.balanced_chunks(2**53 + 1, 2**40)
     with pytest.raises(ValueError, match=r"X gives 100001 row chunks"):
         scale.release_block_dask(da.zeros((300_003, 2), chunks=(3, 2)), 1.0)
-    assert time.perf_counter() - start < 5
     # at the cap itself the sizes are right
     sizes = scale.balanced_chunks(10**12, 10**7)
     assert len(sizes) == scale.MAX_CHUNKS and sum(sizes) == 10**12

@@ -186,11 +186,14 @@ def test_package_writes_tex_in_raw_strings(path):
 # A backtick fence whose opening line holds another backtick (``` {prf:proof} of {prf:ref}`x` ```)
 # is not a fence for CommonMark: the directive then renders as literal text and its TeX as code.
 # Colon fences (:::{prf:proof} ...) allow roles in the title.
-BROKEN_FENCE = re.compile(r"^\s*(`{3,})\{[^}]*\}[^\n]*`", re.M)
+# CommonMark trims the info string, so ``` {prf:lemma} (with a space) opens a directive too.
+BROKEN_FENCE = re.compile(r"^[ \t]*(`{3,})[ \t]*\{[^}]*\}[^\n]*`", re.M)
 
 
 def test_the_broken_fence_detector_catches_a_role_in_a_backtick_fence():
     assert BROKEN_FENCE.search("text\n```{prf:proof} (of {prf:ref}`lem-8-1`)\nbody\n```\n")
+    assert BROKEN_FENCE.search("text\n``` {prf:lemma} (of {prf:ref}`lem-8-1`)\nbody\n```\n")  # T4
+    assert BROKEN_FENCE.search("text\n  ````\t{prf:remark} {cite}`x`\nbody\n````\n")
     assert not BROKEN_FENCE.search(":::{prf:proof} (of {prf:ref}`lem-8-1`)\nbody\n:::\n")
     assert not BROKEN_FENCE.search("```{prf:proof}\nbody with `code`\n```\n")
 

@@ -91,6 +91,9 @@ def inference_numbers(eps, delta, n, target=0.05):
         finite = all(math.isfinite(float(v)) for v in out.values())
     except (OverflowError, ZeroDivisionError, FloatingPointError):
         finite = False
+    except ValueError as exc:  # e.g. sigma_A = 3e101 at eps = 1e-100: beyond inference's sigma domain
+        raise ValueError(f"eps={eps!r} and delta={delta!r} need a noise level outside the domain of the slope's "
+                         f"error ({exc})") from exc
     if not finite:
         raise ValueError(f"eps, delta and target give an RMSE or a row count beyond the float range (eps={eps!r}, "
                          f"delta={delta!r}, target={target!r})")

@@ -1,0 +1,396 @@
+r"""Masking's rivals from the literature: the rival as a table and AdaSSP.
+
+Chapter 9 compares masking with the Gaussian mechanism on the Gram matrix
+(:mod:`dpmask.rivals`).  This module adds what a reader who knows the
+field would put beside it, each calibrated to the book's neighbours (rows
+``x = (z, y)`` in [-1, 1]^p, one row replaced by another at Euclidean distance
+at most 1, Definition 2.1):
+
+* :func:`gram_table` -- the rival's noisy Gram matrix ``K̂`` turned into an
+  n x p table with the law of a masked release given its Gram matrix
+  (Lemma 9.1): post-processing, so no privacy is spent;
+* :func:`adassp` -- sufficient statistics perturbation with an adaptive ridge
+  (Wang 2018), the usual baseline for private least squares;
+* the Johnson-Lindenstrauss projection lives in :mod:`dpmask.jl`.
+
+The functions are exported from :mod:`dpmask.rivals` as well (the names the
+design gives them); this module keeps them out of that file so that each stays
+small.
+
+References
+----------
+Y.-X. Wang, "Revisiting differentially private linear regression: optimal and
+adaptive prediction & estimation in unbounded domain", UAI 2018.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
+from .exact import analytic_gaussian_sigma
+from .inference import _check_gram
+from .mechanisms import FRAME_MAX_ENTRIES, check_data, stiefel_frame
+
+__all__ = [
+    "psd_projection",
+    "gram_table",
+    "cross_sensitivity",
+    "adassp_noise",
+    "AdasspResult",
+    "adassp",
+    "adassp_from_gram",
+]
+
+#: Largest p of the functions here (p x p eigen-decompositions; the book uses p <= 6).
+P_MAX = 64
+
+
+def _one_eps_delta(eps, delta):
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
+    delta = float(check_scalar(check_delta(delta, upper=0.5, hypothesis=" (these calibrations split it)"),
+                               "delta"))
+    return eps, delta
+
+
+def _whole(value, name, minimum, maximum):
+    arr = check_int(value, name, minimum=minimum, maximum=maximum)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a single whole number in [{minimum}, {maximum}]")
+    return int(arr)
+
+
+# --------------------------------------------------------------------------- the rival as a table
+
+
+def psd_projection(K):
+    r"""Nearest positive semidefinite matrix in Frobenius norm (negative eigenvalues set to 0).
+
+    .. math::
+
+        K_+ = V \max(\Lambda, 0) V^\top \quad\text{for}\quad K = V \Lambda V^\top .
+
+    Parameters
+    ----------
+    K : array_like, shape (p, p) or (..., p, p)
+        Symmetric and finite.
+
+    Returns
+    -------
+    ndarray, the shape of K
+
+    Examples
+    --------
+    >>> psd_projection(np.diag([2.0, -1.0]))
+    array([[2., 0.],
+           [0., 0.]])
+    """
+    K = _check_gram(K, "K", batch=True)
+    w, V = np.linalg.eigh(K)
+    out = (V * np.clip(w, 0.0, None)[..., None, :]) @ np.swapaxes(V, -1, -2)
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def gram_table(K_tilde, n, rng=None):
+    r"""The rival as a table: an n x p table whose Gram matrix is the PSD projection of ``K̂``.
+
+    .. math::
+
+        T = U\,K̂_+^{1/2},\qquad K̂_+ = \text{PSD projection of } K̂,\quad
+        U \text{ a uniformly distributed } n \times p \text{ frame},
+
+    with the symmetric (eigen) square root, so that ``T^T T = K̂_+``.  By
+    Lemma 9.1 a masked release given its Gram matrix ``S`` is ``U R_S``
+    (``R_S`` the Cholesky factor); any factor ``F`` with ``F^T F = S`` gives
+    the same law, because ``F = O R_S`` for an orthogonal ``O`` and ``U O``
+    is again a uniform frame.  So ``T`` has, given its Gram matrix, the law of
+    a masked release, and it is a post-processing of ``K̂``: it is exactly as
+    private as ``K̂`` (the Gaussian mechanism on ``X^T X``,
+    :func:`dpmask.rivals.release_gram`).  The square root also exists when the
+    projection is singular, where a Cholesky factor does not.
+
+    Parameters
+    ----------
+    K_tilde : array_like, shape (p, p)
+        The rival's noisy Gram matrix ``K̂`` (symmetric, finite), 1 <= p <= 64.
+    n : int
+        Rows of the table, p <= n and n p <= 2**26.
+    rng : numpy.random.Generator, int or None
+        Randomness of the frame (fresh entropy when None).
+
+    Returns
+    -------
+    ndarray, shape (n, p)
+
+    Examples
+    --------
+    >>> K_hat = np.array([[4.0, 1.0], [1.0, -1.0]])       # not PSD: the projection is singular
+    >>> T = gram_table(K_hat, 50, rng=0)
+    >>> T.shape, bool(np.allclose(T.T @ T, psd_projection(K_hat)))
+    ((50, 2), True)
+    """
+    K = _check_gram(K_tilde, "K_tilde")
+    p = K.shape[0]
+    if p > P_MAX:
+        raise ValueError(f"K_tilde must be at most {P_MAX} x {P_MAX}, got shape {K.shape}")
+    n = _whole(n, "n", p, FRAME_MAX_ENTRIES // p)
+    w, V = np.linalg.eigh(K)
+    root = (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T   # symmetric square root of K_+
+    root = 0.5 * (root + root.T)
+    return stiefel_frame(n, p, as_rng(rng)) @ root
+
+
+# --------------------------------------------------------------------------- AdaSSP
+
+
+def cross_sensitivity(k):
+    r"""L2 sensitivity of ``Z^T y`` under the book's neighbours (k predictors, p = k + 1).
+
+    .. math::
+
+        \Delta_{zy}(k) = \sup\{\lVert z y - z' y'\rVert :
+        (z, y), (z', y') \in [-1, 1]^{k+1},\ \lVert (z, y) - (z', y')\rVert \le 1\}
+        = \sqrt k,
+
+    attained at ``z = z' = (1, ..., 1)``, ``y = 1``, ``y' = 0``.
+
+    Proof.  With midpoints ``m`` and differences ``d`` (of z and of y),
+    ``z y - z' y' = m_z d_y + d_z m_y``.  The cube asks ``|m_i| + |d_i|/2 <= 1``
+    coordinate by coordinate; taking absolute values and then each ``m`` at
+    its top ``1 - |d|/2`` does not decrease the norm, which leaves the entries
+    ``t + d_i (1 - t)``, ``t = |d_y|``.  Their squared norm is
+    ``k t^2 + 2 t (1 - t) S + (1 - t)^2 D`` with ``S = sum d_i <= sqrt(k D)`` and
+    ``D = ||d_z||^2 <= 1 - t^2``, increasing in both, so at most
+    ``f(t) = k t^2 + 2 t (1 - t) sqrt(k (1 - t^2)) + (1 - t)^2 (1 - t^2)``.  Then
+    ``f(t) - k = (1 - t) [-k (1 + t) + 2 t sqrt(k) s + (1 - t) s^2]`` with
+    ``s = sqrt(1 - t^2)``.  For k >= 2, ``2 t sqrt(k) s <= k t^2 + s^2`` makes the
+    bracket at most ``-k (1 + t - t^2) + s^2 (2 - t) <= -3t + t^3 <= 0``.  For
+    k = 1 the bracket is ``2 t s - t (1 + t)(2 - t)``, and
+    ``2 s <= 2 <= (1 + t)(2 - t)`` on [0, 1].  So ``f <= k``, with equality at
+    ``t = 1``.  The tests confirm it by a search over the cube.
+
+    Parameters
+    ----------
+    k : int
+        Number of predictors, 1 <= k <= 64.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> cross_sensitivity(4)
+    2.0
+    """
+    k = _whole(k, "k", 1, P_MAX)
+    return float(np.sqrt(k))
+
+
+def adassp_noise(eps, delta, p, *, composition="basic"):
+    r"""The three noise levels of AdaSSP at (eps, delta) under the book's neighbours.
+
+    The budget is split in three equal shares, ``(eps/3, delta/3)`` each, and
+    each share is spent by a Gaussian mechanism with the tight analytic
+    Gaussian noise (:func:`dpmask.exact.analytic_gaussian_sigma`, Balle and
+    Wang 2018) times its sensitivity (k = p - 1 predictors):
+
+    * ``tau_lambda`` for ``lambda_min(Z^T Z)``: Weyl's inequality bounds its
+      change by the operator norm of ``z z^T - z' z'^T``, at most its Frobenius
+      norm, at most ``2 sqrt(k) - 1`` (Lemma 9.2 in k columns); the collinear
+      pair attains it (a rank-one change), so the sensitivity is ``2 sqrt(k) - 1``;
+    * ``tau_gram`` for ``Z^T Z``, noise of the book's shape (variance
+      ``tau^2`` on the diagonal, ``tau^2/2`` off it: the Gaussian mechanism on
+      ``(K_ii, sqrt(2) K_ij)``): sensitivity ``2 sqrt(k) - 1`` (Lemma 9.2);
+    * ``tau_cross`` for ``Z^T y``, i.i.d. noise: sensitivity
+      :func:`cross_sensitivity` ``(k) = sqrt(k)``.
+
+    Basic composition of the three gives (eps, delta)-DP (``composition="basic"``,
+    the split of Wang 2018).  ``composition="gaussian"`` calibrates the three
+    together instead: with noise ``s * sensitivity`` on each, the release scaled
+    block by block is one Gaussian mechanism whose L2 sensitivity is at most
+    ``sqrt(3)/s`` (the three blocks' changes are each at most ``1/s``), so
+    ``s = sqrt(3) * analytic_gaussian_sigma(eps, delta)`` is (eps, delta)-DP
+    (the exact composition of Gaussian mechanisms, Dong, Roth and Su 2022).  It
+    needs about 0.6 times the noise of the split at Table 1's levels.
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10.
+    delta : float
+        0 < delta < 0.5.
+    p : int
+        Columns (predictors and the response), 2 <= p <= 64.
+    composition : {"basic", "gaussian"}
+        How the three releases share the budget (above).
+
+    Returns
+    -------
+    dict
+        ``tau_lambda``, ``tau_gram``, ``tau_cross`` and the sensitivities
+        ``sens_lambda``, ``sens_gram``, ``sens_cross``.
+
+    Examples
+    --------
+    >>> t = adassp_noise(0.1, 0.01, 2)
+    >>> round(t["sens_gram"], 6), round(t["sens_cross"], 6)
+    (1.0, 1.0)
+    """
+    eps, delta = _one_eps_delta(eps, delta)
+    p = _whole(p, "p", 2, P_MAX)
+    if composition not in ("basic", "gaussian"):
+        raise ValueError(f"composition must be 'basic' or 'gaussian', got {composition!r}")
+    return dict(_adassp_noise(eps, delta, p, composition))
+
+
+@lru_cache(maxsize=1024)
+def _adassp_noise(eps, delta, p, composition):
+    """adassp_noise on validated Python scalars, as a tuple of pairs (cached)."""
+    k = p - 1
+    if composition == "basic":
+        s = float(analytic_gaussian_sigma(eps / 3.0, delta / 3.0))
+    else:
+        s = float(np.sqrt(3.0) * analytic_gaussian_sigma(eps, delta))
+    sens_gram = float(2.0 * np.sqrt(k) - 1.0)
+    sens_cross = cross_sensitivity(k)
+    return tuple({"tau_lambda": s * sens_gram, "tau_gram": s * sens_gram, "tau_cross": s * sens_cross,
+                  "sens_lambda": sens_gram, "sens_gram": sens_gram, "sens_cross": sens_cross,
+                  "sigma_share": s}.items())
+
+
+class AdasspResult(NamedTuple):
+    """Result of :func:`adassp` (a named tuple).
+
+    * ``coef`` -- the private coefficients, shape ``(k,)`` (or ``(size, k)``);
+    * ``ridge`` -- the ridge ``lambda`` that was added;
+    * ``lambda_min_noisy`` -- the released lower estimate of ``lambda_min(Z^T Z)``;
+    * ``gram`` -- the released ``Z^T Z`` (noisy), ``cross`` -- the released ``Z^T y``;
+    * ``noise`` -- the dict of :func:`adassp_noise`.
+    """
+
+    coef: np.ndarray
+    ridge: np.ndarray
+    lambda_min_noisy: np.ndarray
+    gram: np.ndarray
+    cross: np.ndarray
+    noise: dict
+
+
+def adassp_from_gram(K, eps, delta, rng=None, *, size=None, rho=0.05, composition="basic"):
+    r"""AdaSSP computed from the data's Gram matrix ``K = X^T X``, ``X = [Z, y]`` (response last).
+
+    The same mechanism as :func:`adassp` (its law depends on the data only
+    through ``K``); with ``size`` it draws that many independent releases at
+    once (for simulations).
+
+    Parameters
+    ----------
+    K : array_like, shape (p, p)
+        ``X^T X`` of data with rows in [-1, 1]^p, the response in the last column.
+    eps, delta, rho, composition
+        As in :func:`adassp`.
+    rng : numpy.random.Generator, int or None
+    size : int or None
+        Number of independent releases (None: one), at most 10**6.
+
+    Returns
+    -------
+    AdasspResult
+    """
+    K = _check_gram(K, "K")
+    p = K.shape[0]
+    noise = adassp_noise(eps, delta, p, composition=composition)
+    eps, delta = _one_eps_delta(eps, delta)
+    rho = float(check_scalar(check_eps(rho, "rho", upper=1.0), "rho"))
+    m = 1 if size is None else _whole(size, "size", 1, 10**6)
+    rng = as_rng(rng)
+    k = p - 1
+    Kzz, Kzy = K[:k, :k], K[:k, k]
+    lam_min = float(np.linalg.eigvalsh(Kzz)[0])
+    tl, tg, tc = noise["tau_lambda"], noise["tau_gram"], noise["tau_cross"]
+    # Wang (2018), Algorithm 2: a high-probability lower estimate of lambda_min ...
+    lam_noisy = np.maximum(lam_min + tl * rng.standard_normal(m) - tl * np.sqrt(np.log(6.0 / delta)), 0.0)
+    # ... and the ridge that covers the Gram noise's operator norm with probability 1 - rho
+    ridge = np.maximum(0.0, tg * np.sqrt(k * np.log(2.0 * k**2 / rho)) - lam_noisy)
+    W = rng.standard_normal((m, k, k)) * tg
+    gram = Kzz + 0.5 * (W + np.swapaxes(W, -1, -2))
+    cross = Kzy + tc * rng.standard_normal((m, k))
+    H = gram + ridge[:, None, None] * np.eye(k)
+    coef = np.linalg.solve(H, cross[..., None])[..., 0]
+    if size is None:
+        return AdasspResult(coef[0], float(ridge[0]), float(lam_noisy[0]), gram[0], cross[0], noise)
+    return AdasspResult(coef, ridge, lam_noisy, gram, cross, noise)
+
+
+def adassp(Z, y, eps, delta, rng=None, *, rho=0.05, composition="basic"):
+    r"""AdaSSP: private least squares by sufficient statistics perturbation with an adaptive ridge.
+
+    Wang (2018), Algorithm 2 ("AdaSSP"), calibrated to the book's neighbours:
+
+    1. release ``λ̃ = max(λ_min(Z^T Z) + τ_λ N - τ_λ sqrt(log(6/δ)), 0)``, a lower
+       estimate of the smallest eigenvalue that holds with probability about
+       ``1 - δ/6``;
+    2. set the ridge ``λ = max(0, τ_gram sqrt(k log(2k^2/ρ)) - λ̃)``: the noise's
+       operator norm is below the first term with probability ``1 - ρ``,
+       so ``Z^T Z + noise + λ I`` stays positive definite;
+    3. release ``Z^T Z + E`` (``E`` of the book's shape, :func:`dpmask.rivals.gram_noise`,
+       standard deviation ``τ_gram`` on the diagonal) and ``Z^T y + τ_cross N(0, I)``;
+    4. return ``(Z^T Z + E + λ I)^{-1} (Z^T y + noise)``.
+
+    Privacy.  Steps 1 and 3 are three Gaussian mechanisms; each spends
+    ``(ε/3, δ/3)`` with the tight analytic Gaussian noise times its L2
+    sensitivity under the book's relation (:func:`adassp_noise` derives the
+    sensitivities ``2 sqrt(k) - 1``, ``2 sqrt(k) - 1`` and
+    :func:`cross_sensitivity`); steps 2 and 4 are post-processing; basic
+    composition gives (ε, δ)-DP.  Wang's paper writes each noise as
+    ``sqrt(log(6/δ))/(ε/3)`` times a norm bound, a classical-Gaussian
+    calibration for rows in a ball; the analytic Gaussian here is smaller and
+    exact for each share.  Wang symmetrises i.i.d. noise on the Gram matrix
+    with equal variances on and off the diagonal; this module uses the
+    shape whose L2 sensitivity is the Frobenius sensitivity (Lemma 9.2), the
+    same as the rival's.
+
+    Parameters
+    ----------
+    Z : array_like, shape (n, k)
+        Predictors, entries in [-1, 1].
+    y : array_like, shape (n,)
+        Response, entries in [-1, 1].
+    eps : float
+        1e-6 <= eps <= 10.
+    delta : float
+        0 < delta < 0.5.
+    rng : numpy.random.Generator, int or None
+    rho : float
+        Failure probability of the ridge's cover, 0 < rho < 1 (Wang's 0.05).
+    composition : {"basic", "gaussian"}
+        ``"basic"`` (default): ``(ε/3, δ/3)`` for each release, as Wang;
+        ``"gaussian"``: the three calibrated together (:func:`adassp_noise`).
+
+    Returns
+    -------
+    AdasspResult
+
+    References
+    ----------
+    Y.-X. Wang, UAI 2018, Algorithm 2.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.uniform(-1, 1, (20000, 1))
+    >>> y = 0.5 * z[:, 0] + rng.uniform(-0.5, 0.5, 20000)
+    >>> fit = adassp(z, y, 1.0, 1e-5, rng=1)
+    >>> bool(abs(fit.coef[0] - 0.5) < 0.05)
+    True
+    """
+    Z = check_matrix(Z, "Z")
+    y = np.asarray(y, dtype=float)
+    if y.ndim != 1 or y.shape[0] != Z.shape[0]:
+        raise ValueError(f"y must be a 1-D array with one entry per row of Z ({Z.shape[0]}), got shape {y.shape}")
+    X = check_data(np.column_stack([Z, y]), name="[Z, y]")
+    return adassp_from_gram(X.T @ X, eps, delta, rng, rho=rho, composition=composition)

@@ -1,0 +1,559 @@
+r"""The Johnson-Lindenstrauss projection as a rival of masking, calibrated to the book's neighbours.
+
+Masking's closest relative: a random Gaussian matrix multiplies the data and
+privacy comes from the projection itself, after a public alteration that
+raises the smallest singular value (Blocki, Blum, Datta and Sheffet 2012);
+Sheffet (2017) adds a private test of the smallest singular value and the
+least-squares intervals.  :func:`jl_release` draws the r x p table ``R A'``,
+:func:`jl_ols` fits least squares with intervals from it, and :func:`jl_w` /
+:func:`jl_delta` give a calibration derived and computed here (its argument is
+in :func:`jl_delta`).  Exported from :mod:`dpmask.rivals` as well.
+
+References
+----------
+J. Blocki, A. Blum, A. Datta, O. Sheffet, "The Johnson-Lindenstrauss transform
+itself preserves differential privacy", FOCS 2012.
+O. Sheffet, "Differentially private ordinary least squares", ICML 2017.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from scipy import integrate, optimize, stats
+
+from ._validate import as_float_array, as_rng, check_eps, check_matrix, check_scalar
+from .field import P_MAX, _one_eps_delta, _whole
+from .inference import _check_column, _check_gram
+from .mechanisms import FRAME_MAX_ENTRIES, check_data
+
+__all__ = [
+    "jl_delta",
+    "jl_pair_delta",
+    "jl_w",
+    "jl_w_sheffet",
+    "JLRelease",
+    "jl_release",
+    "JLFit",
+    "jl_ols",
+    "jl_ols_from_gram",
+]
+
+#: Largest number of projected rows r (the release is r x p; privacy curves stay accurate).
+R_MAX = 10**9
+
+
+def _logsumexp_diff(log_a, log_b):
+    """log(a - b) for a >= b >= 0 given their logs (-inf where a <= b)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(log_a > log_b, log_a + np.log(-np.expm1(np.minimum(log_b - log_a, 0.0))), -np.inf)
+
+
+def _delta_up(eps, mu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r, mu > 0 (P the first law).
+
+    L = (r/2) log(1 + mu) - mu Q / (2 (1 + mu)), Q ~ chi2_r under P and
+    Q = (1 + mu) Q' under the second law; L > eps iff Q < q*.
+    """
+    q = (r * np.log1p(mu) - 2.0 * eps) * (1.0 + mu) / mu
+    if q <= 0:
+        return 0.0
+    log_a = stats.chi2.logcdf(q, r)
+    log_b = eps + stats.chi2.logcdf(q / (1.0 + mu), r)
+    return float(np.exp(_logsumexp_diff(log_a, log_b)))
+
+
+def _delta_down(eps, nu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r, 0 < nu < 1 (P the first law)."""
+    q = (2.0 * eps - r * np.log1p(-nu)) * (1.0 - nu) / nu
+    log_a = stats.chi2.logsf(q, r)
+    log_b = eps + stats.chi2.logsf(q / (1.0 - nu), r)
+    return float(np.exp(_logsumexp_diff(log_a, log_b)))
+
+
+def jl_pair_delta(eps, mu1, mu2, r):
+    r"""delta(eps) between ``r`` i.i.d. rows of ``N(0, I)`` and of ``N(0, I + diag(mu1, mu2))``.
+
+    After whitening by the Gram matrix ``G`` of the first data set, one
+    projected row of the JL release is ``N(0, I)`` under it and
+    ``N(0, I + F)`` under its neighbour, ``F = G^{-1/2} (G' - G) G^{-1/2}`` of
+    rank at most 2 with eigenvalues ``mu1 >= 0 >= mu2``.  The privacy loss of
+    the r rows is
+
+    .. math::
+
+        L = \tfrac r2 \sum_k \log(1 + \mu_k) - \tfrac12 \sum_k \frac{\mu_k}{1 + \mu_k} Q_k,
+        \qquad Q_k \sim \chi^2_r \text{ i.i.d.},
+
+    and :math:`\delta = P(L > \varepsilon) - e^\varepsilon P'(L > \varepsilon)`.
+    With one eigenvalue zero this is a chi-square tail in closed form; with two,
+    one quadrature over ``Q_2`` of a chi-square distribution function (about
+    1e-10 absolute).  One direction only (the first law is the data set's own);
+    the other direction is the pair ``(-mu2/(1+mu2), -mu1/(1+mu1))``.
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10 (as :func:`jl_delta`).
+    mu1, mu2 : float
+        ``mu1 >= 0``, ``-1 < mu2 <= 0``.
+    r : int
+        Rows of the projection, 1 <= r <= 1e9.
+
+    Returns
+    -------
+    float
+    """
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
+    r = _whole(r, "r", 1, R_MAX)
+    mu1 = float(check_scalar(as_float_array(mu1, "mu1"), "mu1"))
+    mu2 = float(check_scalar(as_float_array(mu2, "mu2"), "mu2"))
+    if not (np.isfinite(mu1) and np.isfinite(mu2) and mu1 >= 0 and -1 < mu2 <= 0):
+        raise ValueError(f"need mu1 >= 0 and -1 < mu2 <= 0, got mu1={mu1!r}, mu2={mu2!r}")
+    if mu1 == 0 and mu2 == 0:
+        return 0.0
+    if mu2 == 0:
+        return _delta_up(eps, mu1, r)
+    if mu1 == 0:
+        return _delta_down(eps, -mu2, r)
+    c = 0.5 * r * (np.log1p(mu1) + np.log1p(mu2))
+    t = 2.0 * (c - eps)
+
+    def prob(a1, a2):
+        # P(a1 Q1 + a2 Q2 < t) = E_{Q2} F_r((t - a2 Q2)/a1), a1 > 0 > a2
+        sd = np.sqrt(2.0 * r)
+        lo, hi = max(0.0, r - 40 * sd), r + 40 * sd
+        edges = np.linspace(lo, hi, 17)
+
+        def f(q):
+            return stats.chi2.cdf(max((t - a2 * q) / a1, 0.0), r) * stats.chi2.pdf(q, r)
+
+        return sum(integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
+                   for a, b in zip(edges[:-1], edges[1:]))
+
+    a1, a2 = mu1 / (1 + mu1), mu2 / (1 + mu2)
+    return max(prob(a1, a2) - np.exp(eps) * prob(mu1, mu2), 0.0)
+
+
+def _delta_worst(eps, rho, r):
+    """Worst delta over the rank-one ends of the arc of radius rho (both directions)."""
+    if rho >= 1:
+        return 1.0
+    return max(_delta_down(eps, rho, r), _delta_up(eps, rho / (1.0 - rho), r))
+
+
+def jl_delta(eps, w, r, p):
+    r"""delta(eps) of the JL release ``R A'`` with ``A'^T A' ⪰ w^2 I``, book's neighbours.
+
+    Privacy argument.  The calibration rests on the derivation below, not on a
+    theorem of the papers: it follows the structure of the argument of Blocki,
+    Blum, Datta and Sheffet (2012), whose constant is a bound, and computes the
+    constant instead.  The r rows of ``R A'`` are i.i.d. ``N(0, G)``,
+    ``G = A'^T A'``.  A neighbour changes ``G`` by ``E = x x^T - x' x'^T``, so
+    in coordinates whitened by ``G`` the neighbour's rows are
+    ``N(0, I + F)``, ``F = G^{-1/2} E G^{-1/2}``, of rank <= 2.  Since
+    ``G ⪰ w^2 I``, ``||F||_F <= ||E||_F / w^2 <= (2 sqrt(p) - 1)/w^2`` (Lemma 9.2),
+    so ``(mu1, -mu2)`` lies in the quarter disc of radius
+    ``rho = (2 sqrt(p) - 1)/w^2``.  Adding independent Gaussian noise to one
+    whitened coordinate (and rescaling it) turns ``mu_k`` into any smaller
+    ``|mu_k|`` of the same sign under both laws, so delta is monotone in each
+    ``|mu_k|`` and its supremum over the disc lies on the arc.  On the arc
+    the book's tests find the maximum at its ends (a rank-one change), by
+    quadrature over a grid of the arc (:func:`jl_pair_delta`); this function
+    returns the ends' value, the larger of the two directions of the pair
+    ``N(0, 1)^r`` against ``N(0, 1 - rho)^r``, computed exactly from chi-square
+    tails.  It is approached when ``G`` is close to ``w^2 I`` along
+    ``(1, ..., 1)`` and the row moves between ``(1, ..., 1)`` and
+    ``(1 - 1/sqrt(p)) (1, ..., 1)``.  What is proved: the disc and the
+    monotonicity; what is computed: delta at the ends; what is checked
+    numerically rather than proved: that no interior point of the arc is worse
+    (tests/test_field.py checks it by quadrature for r from 100 to 10^4).
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10.
+    w : float
+        The floor of the singular values of ``A'``, w > 0.
+    r : int
+        Rows of the projection, 1 <= r <= 1e9.
+    p : int
+        Columns, 1 <= p <= 64.
+
+    Returns
+    -------
+    float
+        delta in [0, 1] (1 when ``w^2 <= 2 sqrt(p) - 1``).
+
+    Examples
+    --------
+    >>> round(jl_delta(1.0, 20.0, 100, 2), 6) < 1e-3
+    True
+    """
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
+    w = float(check_scalar(check_eps(w, "w"), "w"))
+    r = _whole(r, "r", 1, R_MAX)
+    p = _whole(p, "p", 1, P_MAX)
+    return _delta_worst(eps, (2.0 * np.sqrt(p) - 1.0) / w**2, r)
+
+
+def jl_w(eps, delta, r, p):
+    r"""Smallest floor ``w`` of the singular values for which the JL release is (eps, delta)-DP.
+
+    Solves :func:`jl_delta` ``(eps, w, r, p) = delta`` for ``w`` (delta falls
+    as ``w`` grows) and returns a ``w`` at which the computed delta is at most
+    the target.  For large r, ``w^2 ≈ (2 sqrt(p) - 1) z sqrt(r/2) / eps``
+    roughly, with ``z`` a normal quantile of delta: ``w^2`` grows like
+    ``sqrt(r)``.
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10.
+    delta : float
+        0 < delta < 0.5.
+    r : int
+        Rows of the projection, 1 <= r <= 1e9.
+    p : int
+        Columns, 1 <= p <= 64.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> w = jl_w(0.1, 0.01, 1000, 2)
+    >>> bool(jl_delta(0.1, w, 1000, 2) <= 0.01)
+    True
+    """
+    eps, delta = _one_eps_delta(eps, delta)
+    r = _whole(r, "r", 1, R_MAX)
+    p = _whole(p, "p", 1, P_MAX)
+    return _jl_w(eps, delta, r, p)
+
+
+@lru_cache(maxsize=1024)
+def _jl_w(eps, delta, r, p):
+    """jl_w on validated Python scalars (cached: the engine and the release call it repeatedly)."""
+    sens = 2.0 * np.sqrt(p) - 1.0
+
+    def f(log_rho):
+        return np.log(max(_delta_worst(eps, np.exp(log_rho), r), 1e-300)) - np.log(delta)
+
+    # delta -> 0 as rho -> 0; at rho close to 1 it is near 1
+    lo, hi = np.log(1e-12), np.log(0.999)
+    while f(lo) > 0:  # pragma: no cover - tiny eps with huge r
+        lo -= 10.0
+    log_rho = optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)
+    rho = np.exp(log_rho)
+    while _delta_worst(eps, rho, r) > delta:  # stay on the safe side of the root
+        rho *= 1 - 1e-12
+    return float(np.sqrt(sens / rho))
+
+
+def jl_w_sheffet(eps, delta, r, p):
+    r"""The floor ``w`` of the remembered closed-form calibration, for comparison only.
+
+    .. math::
+
+        w^2 = \frac{4 \Delta}{\varepsilon}\Bigl(\sqrt{2 r \ln(4/\delta)} + \ln(4/\delta)\Bigr),
+        \qquad \Delta = 2\sqrt p - 1,
+
+    the form recalled (without the paper at hand, so possibly not the paper's
+    exact constant) from Sheffet's (2017) private JL algorithm, with the squared
+    row-norm bound ``B^2``
+    replaced by the Frobenius sensitivity of the book's neighbours.  The book
+    does not rely on it: :func:`jl_w` is computed, and the tests measure how
+    much larger this one is (its delta, :func:`jl_delta`, is far below the
+    target).
+
+    Parameters
+    ----------
+    eps, delta, r, p
+        As in :func:`jl_w`.
+
+    Returns
+    -------
+    float
+    """
+    eps, delta = _one_eps_delta(eps, delta)
+    r = _whole(r, "r", 1, R_MAX)
+    p = _whole(p, "p", 1, P_MAX)
+    sens = 2.0 * np.sqrt(p) - 1.0
+    L = np.log(4.0 / delta)
+    return float(np.sqrt(4.0 * sens / eps * (np.sqrt(2.0 * r * L) + L)))
+
+
+class JLRelease(NamedTuple):
+    """Result of :func:`jl_release` (a named tuple).
+
+    * ``table`` -- the r x p projected table ``R A'``;
+    * ``w`` -- the floor of the singular values the projection was calibrated for;
+    * ``altered`` -- True when ``A' = [A; w I]`` (rows ``w I`` appended), False when
+      the private test passed and ``A' = A``;
+    * ``eps_test``, ``eps_projection``, ``delta_projection`` -- how the budget was spent.
+    """
+
+    table: np.ndarray
+    w: float
+    altered: bool
+    eps_test: float
+    eps_projection: float
+    delta_projection: float
+
+
+def _jl_budget(eps, delta, test):
+    """(eps_test, eps_proj, delta_proj, delta_bad) of the release."""
+    if test:
+        return eps / 2.0, eps / 2.0, delta / 2.0, delta / 2.0
+    return 0.0, eps, delta, 0.0
+
+
+def _jl_gram_law(K, eps, delta, r, test, rng, size):
+    """Gram matrix G of the projected rows' law, w, and whether A was altered (for each draw)."""
+    p = K.shape[0]
+    eps_t, eps_p, delta_p, delta_bad = _jl_budget(eps, delta, test)
+    w = jl_w(eps_p, delta_p, r, p)
+    sens = 2.0 * np.sqrt(p) - 1.0
+    if test:
+        lam_min = float(np.linalg.eigvalsh(K)[0])
+        b = sens / eps_t                       # Laplace scale: lambda_min(A^T A) has sensitivity 2 sqrt(p) - 1
+        shift = b * np.log(1.0 / (2.0 * delta_bad))  # P(Lap(b) > shift) = delta_bad
+        noisy = lam_min + rng.laplace(0.0, b, size) - shift
+        altered = ~(noisy >= w**2)
+    else:
+        altered = np.ones(size, dtype=bool)
+    return w, altered
+
+
+def jl_release(X, eps, delta, r=None, rng=None, *, test=True, method="gram"):
+    r"""The Johnson-Lindenstrauss projection of the data: an r x p table ``R A'``.
+
+    Sheffet (2017), Algorithm 1, after Blocki, Blum, Datta and Sheffet (2012):
+
+    1. (``test=True``) privately test whether the smallest singular value of
+       ``A = X`` is already large: release
+       ``λ̃ = λ_min(A^T A) + Lap(Δ/ε_1) - (Δ/ε_1) ln(1/(2 δ_1))`` with
+       ``ε_1 = ε/2``, ``δ_1 = δ/2`` and ``Δ = 2 sqrt(p) - 1`` (by Weyl's inequality the
+       change of ``λ_min`` is at most the operator norm of ``x x^T - x' x'^T``,
+       at most ``Δ``, Lemma 9.2);
+    2. if ``λ̃ >= w^2`` set ``A' = A``; otherwise append the public rows
+       ``w I_p``: ``A' = [A; w I_p]``, so that ``A'^T A' = A^T A + w^2 I ⪰ w^2 I``;
+    3. draw ``R`` (r x (n or n + p)) with i.i.d. N(0, 1) entries and publish ``R A'``.
+
+    ``w = jl_w(ε_2, δ_2, r, p)`` with ``ε_2 = ε/2``, ``δ_2 = δ/2`` (``ε``, ``δ``
+    with ``test=False``).  Privacy: step 3 is (ε_2, δ_2)-DP whenever
+    ``A'^T A' ⪰ w^2 I`` (:func:`jl_delta` states the argument).  The test is
+    (ε_1, 0)-DP (Laplace) and passes while ``λ_min(A^T A) < w^2`` with
+    probability at most ``δ_1``; so the release is
+    ``(ε_1 + ε_2, e^{ε_2}·0 + δ_2 + δ_1) = (ε, δ)``-DP (the test's pure DP
+    composes with the projection, and the bad event adds its probability).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Data with entries in [-1, 1] (the response, if any, among the columns).
+    eps : float
+        1e-6 <= eps <= 10.
+    delta : float
+        0 < delta < 0.5.
+    r : int or None
+        Rows of the projection, 1 <= r <= 1e9; None: r = n.  The table takes
+        r p floats (r p <= 2**26).
+    rng : numpy.random.Generator, int or None
+    test : bool
+        Spend half the budget on the test of step 1 (default, as Sheffet),
+        or always append ``w I`` and spend everything on the projection.
+    method : {"gram", "dense"}
+        ``"gram"`` (default): the rows of ``R A'`` are i.i.d. ``N(0, A'^T A')``,
+        so draw them as ``N G^{1/2}`` with an r x p Gaussian ``N`` (O(n p^2 + r p^2),
+        the same law); ``"dense"`` forms ``R`` (r (n + p) numbers, at most 2**26),
+        the reference.
+
+    Returns
+    -------
+    JLRelease
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).uniform(-1, 1, (500, 2))
+    >>> rel = jl_release(X, 0.1, 1e-3, r=200, rng=1)   # lambda_min(X^T X) is about 170 < w^2
+    >>> rel.table.shape, rel.altered, round(rel.w**2)
+    ((200, 2), True, 671)
+    """
+    X = check_data(X)
+    n, p = X.shape
+    if p > P_MAX:
+        raise ValueError(f"X must have at most {P_MAX} columns, got {p}")
+    eps, delta = _one_eps_delta(eps, delta)
+    r = n if r is None else _whole(r, "r", 1, R_MAX)
+    if r * p > FRAME_MAX_ENTRIES:
+        raise ValueError(f"r * p must be <= {FRAME_MAX_ENTRIES} (the table's size), got r={r}, p={p}")
+    if method not in ("gram", "dense"):
+        raise ValueError(f"method must be 'gram' or 'dense', got {method!r}")
+    test = bool(test)
+    rng = as_rng(rng)
+    K = X.T @ X
+    w, altered = _jl_gram_law(K, eps, delta, r, test, rng, 1)
+    altered = bool(altered[0])
+    eps_t, eps_p, delta_p, _ = _jl_budget(eps, delta, test)
+    if method == "dense":
+        A = np.vstack([X, w * np.eye(p)]) if altered else X
+        if r * A.shape[0] > FRAME_MAX_ENTRIES:
+            raise ValueError(f"method='dense' needs r (n + p) <= {FRAME_MAX_ENTRIES}, got r={r}, n={n}")
+        table = rng.standard_normal((r, A.shape[0])) @ A
+    else:
+        G = K + (w**2 * np.eye(p) if altered else 0.0)
+        vals, V = np.linalg.eigh(G)
+        root = (V * np.sqrt(np.clip(vals, 0.0, None))) @ V.T
+        table = rng.standard_normal((r, p)) @ root
+    return JLRelease(table, w, altered, eps_t, eps_p, delta_p)
+
+
+class JLFit(NamedTuple):
+    """Result of :func:`jl_ols` (a named tuple).
+
+    * ``coef``, ``se``, ``lower``, ``upper`` -- estimates, standard errors and
+      the interval at the requested level, shape ``(k,)`` or ``(..., k)``;
+    * ``target`` -- ``"ols"`` (the data's own least-squares coefficients,
+      ``debias=True``) or ``"ridge"`` (``(Z^T Z + w^2 I)^{-1} Z^T y`` when
+      altered, the data's OLS otherwise);
+    * ``df`` -- the t distribution's degrees of freedom (``r - k``; ``inf``
+      for the normal intervals of the debiased fit).
+    """
+
+    coef: np.ndarray
+    se: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    target: str
+    df: float
+
+
+def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
+    r"""Least squares with intervals from the Gram matrix ``S = T^T T`` of a JL table ``T``.
+
+    The r rows of ``T = R A'`` are i.i.d. ``N(0, G)``, ``G = A'^T A'``.
+
+    * ``debias=False`` (Sheffet 2017): ordinary least squares on ``T``,
+      ``b = S_zz^{-1} S_zy``.  Regressing one coordinate of a Gaussian vector
+      on the others is an exact Gaussian linear model, so the textbook t
+      intervals with ``r - k`` degrees of freedom are exact for its
+      coefficient ``G_zz^{-1} G_zy``, which is the ridge solution
+      ``(Z^T Z + w^2 I)^{-1} Z^T y`` when ``w I`` was appended, and the data's own
+      least squares when it was not.
+    * ``debias=True`` (default): ``b = (S_zz/r - w^2 I)^{-1} S_zy/r`` removes the
+      known ``w^2 I`` (consistent for the data's own least squares as r grows);
+      first-order covariance, with ``v = (-b, 1)`` and ``H = S_zz/r - w^2 I``,
+
+      .. math::
+
+          \operatorname{Cov}(b) \approx H^{-1}\bigl(\hat G_{zz}\, v^\top \hat G v
+          + (\hat G v)_z (\hat G v)_z^\top\bigr) H^{-1} / r,\quad \hat G = S/r,
+
+      from the Wishart covariance ``Cov(S_ab, S_cd) = r (G_ac G_bd + G_ad G_bc)``;
+      normal intervals.
+
+    Parameters
+    ----------
+    S : array_like, shape (p, p) or (..., p, p)
+        ``T^T T`` (a stack for simulations).
+    r : int
+        Rows of the table, r > k = p - 1.
+    w : float
+        The floor used by the release (``JLRelease.w``), >= 0.
+    altered : bool or array of bool
+        Whether ``w I`` was appended (per matrix of the stack).
+    response : int
+        Column of the response, in [-p, p - 1].
+    debias : bool
+    level : float
+        Interval level, 0 < level < 1.
+
+    Returns
+    -------
+    JLFit
+        A coefficient whose (debiased) predictor block is not positive definite
+        is returned as computed (the solve may still succeed); ``se`` is NaN where
+        the covariance is not finite.
+    """
+    S = _check_gram(S, "S", batch=True)
+    p = S.shape[-1]
+    if p < 2:
+        raise ValueError(f"a regression needs p >= 2 columns, got p={p}")
+    response = _check_column(response, p, "response")
+    k = p - 1
+    r = _whole(r, "r", k + 1, R_MAX)
+    w = float(check_scalar(as_float_array(w, "w"), "w"))
+    if not np.isfinite(w) or w < 0:
+        raise ValueError(f"w must be finite and >= 0, got {w!r}")
+    level = float(check_scalar(as_float_array(level, "level"), "level"))
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    altered = np.broadcast_to(np.asarray(altered, dtype=bool), S.shape[:-2])
+    pred = np.array([j for j in range(p) if j != response])
+    Szz = S[..., pred[:, None], pred[None, :]]
+    Szy = S[..., pred, response]
+    if not debias:
+        b = np.linalg.solve(Szz, Szy[..., None])[..., 0]
+        rss = S[..., response, response] - np.einsum("...i,...i->...", Szy, b)
+        s2 = rss / (r - k)
+        cov = s2[..., None, None] * np.linalg.inv(Szz)
+        df = float(r - k)
+        q = stats.t.ppf(0.5 + level / 2, df)
+        target = "ridge"
+    else:
+        Gh = S / r
+        shift = np.where(altered, w**2, 0.0)[..., None, None] * np.eye(k)
+        H = Gh[..., pred[:, None], pred[None, :]] - shift
+        b = np.linalg.solve(H, Gh[..., pred, response][..., None])[..., 0]
+        v = np.zeros(S.shape[:-1])
+        v[..., response] = 1.0
+        v[..., pred] = -b
+        Gv = np.einsum("...ij,...j->...i", Gh, v)
+        vGv = np.einsum("...i,...i->...", v, Gv)
+        Gvz = Gv[..., pred]
+        meat = Gh[..., pred[:, None], pred[None, :]] * vGv[..., None, None] + Gvz[..., :, None] * Gvz[..., None, :]
+        with np.errstate(invalid="ignore", over="ignore"):
+            Hinv = np.linalg.inv(H)
+            cov = Hinv @ meat @ Hinv / r
+        df = np.inf
+        q = stats.norm.ppf(0.5 + level / 2)
+        target = "ols"
+    se = np.sqrt(np.clip(np.diagonal(cov, axis1=-2, axis2=-1), 0.0, None))
+    return JLFit(b, se, b - q * se, b + q * se, target, df)
+
+
+def jl_ols(release, response=-1, *, debias=True, level=0.95):
+    """Least squares with confidence intervals from a JL release (Sheffet 2017).
+
+    :func:`jl_ols_from_gram` applied to ``T^T T`` of ``release.table``.
+
+    Parameters
+    ----------
+    release : JLRelease
+        From :func:`jl_release`.
+    response, debias, level
+        See :func:`jl_ols_from_gram`.
+
+    Returns
+    -------
+    JLFit
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.uniform(-1, 1, 20000)
+    >>> X = np.column_stack([z, 0.5 * z + rng.uniform(-0.5, 0.5, 20000)])
+    >>> beta_data = (X[:, 0] @ X[:, 1]) / (X[:, 0] @ X[:, 0])   # the data's own slope
+    >>> fit = jl_ols(jl_release(X, 1.0, 1e-3, rng=1))
+    >>> bool(fit.lower[0] < beta_data < fit.upper[0]), fit.target
+    (True, 'ols')
+    """
+    if not isinstance(release, JLRelease):
+        raise TypeError("release must be the JLRelease returned by jl_release")
+    T = check_matrix(release.table, "release.table")
+    return jl_ols_from_gram(T.T @ T, T.shape[0], release.w, release.altered, response, debias=debias, level=level)

@@ -1,0 +1,311 @@
+"""Test-suite plumbing: markers that sort the checks by what they need, an order that lets the book
+build reuse the notebooks nbval has just executed, and the hand-over itself.
+
+Markers (applied here by path and fixture, so that a new test inherits them):
+
+- ``notebook``: a cell of a chapter, run by nbval;
+- ``book``: needs the built book (``built_book``, ``full_html``, ``students_html``, ``book_pdf``);
+- ``browser``: drives Chromium (``browser``, ``book_pdf``);
+- ``cluster``: starts a Dask ``LocalCluster`` (tests/test_cluster.py);
+- ``slow``: too long for ``make test``; run by ``make test-slow`` (and CI).  Set by fixture
+  (``SLOW_FIXTURES``) or by hand, always with what the check detects;
+- ``live``: drives JupyterLab (tests/test_live.py);
+- ``publish``: the book's publishing, not the package (tests/test_publish.py: the repository URL,
+  the workflow, Binder, the editions);
+- ``heavy``: a package test that takes seconds (``HEAVY`` below, each with its time): ``make test``
+  runs it, ``make test-quick`` does not.
+
+``make test-quick`` deselects all of them: it is the package's unit, property and doctests that
+take well under a second each.  ``make test`` deselects ``slow`` and ``live``, ``make test-slow``
+runs only those.
+
+Order: the other tests first, then every chapter's cells (nbval), then the tests that need the
+book.  When nbval has run every cell of a notebook without an error, :class:`_NotebookRecorder`
+stores the executed notebook in the book's jupyter-cache, exactly as myst-nb's ``cache`` mode
+would after executing it with nbclient: the kernel's messages go through nbclient's own
+``process_message`` (outputs, display updates, ``clear_output``, widget state with its binary
+buffers, the Output-widget mimic), execution counts are numbered as nbclient numbers them, the
+kernel's ``language_info`` is stored, and the widget state lands in
+``metadata.widgets["application/vnd.jupyter.widget-state+json"]``.  The book build that follows
+then finds every notebook in the cache and executes none: no notebook executes twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# The book tests build into <OUT>/_build (tests/test_book.py); myst-nb keeps its jupyter-cache in
+# <OUT>/_build/.jupyter_cache (the html folder's parent).
+OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
+JUPYTER_CACHE = OUT / "_build" / ".jupyter_cache"
+
+MARKERS = {
+    "notebook": "a chapter's cell, executed by nbval",
+    "book": "needs the built book (jupyter-book build)",
+    "browser": "drives Chromium",
+    "cluster": "starts a Dask LocalCluster",
+    "slow": "too long for `make test`: `make test-slow` (and .ci/run) runs it",
+    "live": "drives JupyterLab in Chromium",
+    "publish": "the book's publishing (tests/test_publish.py)",
+    "heavy": "a package test that takes seconds: in `make test`, not in `make test-quick`",
+}
+BOOK_FIXTURES = {"built_book", "full_html", "students_html", "book_pdf", "server"}
+BROWSER_FIXTURES = {"browser", "book_pdf"}
+CLUSTER_FILES = {"test_cluster.py"}
+LIVE_FILES = {"test_live.py"}
+PUBLISH_FILES = {"test_publish.py"}
+# Printing the whole book to PDF through Chromium and reading its ~300 pages back took 264 s of the
+# suite's 1,750 s on the loaded machine (15 %, about 120 s of the 787 s idle): more than `make
+# test` can hold.  What the PDF check detects: a chapter or a bookmark missing or out of order,
+# statements printed outside their chapter, Table 1's numbers, the exercises or solutions
+# missing, explorers printed without their saved state, raw TeX left in the text layer, fewer
+# than ten figures.  The student edition is a second Sphinx build of the whole book (43 s of the
+# 528 s `make test` at load 4-7, about 35 s idle); with the PDF it is the editions' check, which
+# `make test-slow` runs.  What it detects: a solution left in any page of the student edition
+# (as a solution box or "Solution to" text), an exercise dropped, or any other difference from
+# the full edition's page once its solutions are cut out.
+SLOW_FIXTURES = {"book_pdf", "students_html"}
+# Package tests that take seconds each (wall time on the loaded 2-core machine, 26 Nov 2026, about
+# 2.5 times the idle time).  Node-id prefixes; `make test` runs them, `make test-quick` does not.
+HEAVY = {
+    # the property walk: 82 public functions, 250 drawn calls each (60 for the slow ones), 96 s in all;
+    # while editing one function, `pytest tests/test_fuzz.py -k <name>` walks it alone
+    "tests/test_fuzz.py::test_extremes_give_finite_values_or_named_errors": 96.0,
+    "tests/test_project.py::test_cli_": 47.0,  # eleven runs of `python -m dpmask` in a subprocess
+    "tests/test_wishart.py::test_sigma_search_on_two_pairs": 14.3,
+    "tests/test_wishart.py::test_0f1_matches_mpmath_quadrature_at_large_arguments": 8.8,
+    "tests/test_wishart.py::test_likelihood_ratio_integrates_to_one_on_simulated_releases": 7.6,
+    "tests/test_wishart.py::test_pair_delta_matches_brute_monte_carlo_of_the_release": 5.6,
+    "tests/test_wishart.py::test_rank_one_pair_reduces_to_noncentral_chi_square": 5.5,
+    "tests/test_wishart.py::test_pair_delta_at_least_the_projection_statistics": 4.4,
+    "tests/test_wishart.py::test_orthogonal_shared_rows_between_the_two_chi_square_curves": 2.1,
+    "tests/test_symbolic.py::test_every_check_holds[lemma_5_4]": 7.2,
+    "tests/test_symbolic.py::test_every_check_holds[lemma_5_5]": 2.5,
+    "tests/test_scale.py::test_bench_scale_quick_runs": 8.9,
+    "tests/test_rivals.py::test_bench_rivals_quick_runs": 1.7,
+    "tests/test_audit.py::test_tightness_explorer_numbers_bracket_the_truth": 6.8,
+    "tests/test_audit.py::test_p1_lower_bound_is_the_exact_value_by_quadrature": 5.3,
+    "tests/test_audit.py::test_lower_bound_is_a_real_violation_just_below_it": 2.1,
+    "tests/test_inference.py::test_standard_errors_cover_95_percent": 5.4,
+    "tests/test_exact.py::test_masked_p1_pair_inverts": 3.5,
+    "tests/test_gq.py::test_log_G_matches_mpmath": 3.5,
+    "tests/test_widgets.py::test_noise_explorer_initial_state_matches_table1_first_row": 3.4,
+    "tests/test_widgets.py::test_noise_explorer_every_slider_updates_the_panel": 2.5,
+    "tests/test_scale.py::test_release_b_dask_moments_match_theory": 2.2,
+    "tests/test_bounds.py::test_sigma_falls_as_eps_or_delta_grow": 2.0,
+    # tests/test_field.py (merged to main after the table above; measured at load 10 on main + this branch)
+    "tests/test_field.py::test_adassp_sensitivities_match_a_search_over_the_cube": 10.6,
+    "tests/test_field.py::test_jl_worst_case_on_the_arc_is_at_its_ends": 6.6,
+    "tests/test_field.py::test_distributed_gram_simulation_loses_the_dropped_shares": 5.5,
+    "tests/test_field.py::test_gram_table_rows_have_the_law_of_a_masked_release": 2.9,
+    "tests/test_field.py::test_row_software_on_both_tables_gives_the_gram_slopes": 1.8,
+}
+
+
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    if not config.pluginmanager.has_plugin("dpmask-nbval-hand-over"):
+        config.pluginmanager.register(_HandOver(), "dpmask-nbval-hand-over")
+
+
+def _is_notebook_item(item):
+    return item.path is not None and item.path.suffix == ".ipynb"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Mark every item by what it needs, then run: the rest, the notebooks, the book."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        name = item.path.name if item.path is not None else ""
+        if _is_notebook_item(item):
+            item.add_marker(pytest.mark.notebook)
+        if fixtures & BOOK_FIXTURES:
+            item.add_marker(pytest.mark.book)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if name in CLUSTER_FILES:
+            item.add_marker(pytest.mark.cluster)
+        if name in LIVE_FILES:
+            item.add_marker(pytest.mark.live)
+        if name in PUBLISH_FILES:
+            item.add_marker(pytest.mark.publish)
+        if fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if any(item.nodeid.startswith(prefix) for prefix in HEAVY):
+            item.add_marker(pytest.mark.heavy)
+    # A stable partition keeps each notebook's cells together and in order (they share a kernel).
+    rank = {id(item): (2 if item.get_closest_marker("book") else 1 if _is_notebook_item(item) else 0)
+            for item in items}
+    items.sort(key=lambda item: rank[id(item)])
+
+
+# --- nbval's executions, handed to the book's jupyter-cache ---------------------------------------
+
+
+class _NotebookRecorder:
+    """Rebuild, from the kernel messages nbval reads, the notebook nbclient would have executed.
+
+    nbval sends each cell to its kernel and reads the iopub messages up to the cell's ``idle``
+    status; the recorder sees the same messages (it wraps nbval's reader) and feeds the ones of the
+    current cell to an ``nbclient.NotebookClient`` that runs no kernel of its own, so outputs and
+    widget state are made by the code that makes them in a normal build.
+    """
+
+    def __init__(self, nbfile):
+        import nbclient
+
+        self.nbfile = nbfile
+        self.path = Path(str(nbfile.fspath)).resolve()
+        self.nb = copy.deepcopy(nbfile.nb)
+        self.code_index = [i for i, cell in enumerate(self.nb.cells) if cell.cell_type == "code"]
+        self.client = nbclient.NotebookClient(self.nb, record_timing=False, allow_errors=False)
+        self.client.reset_execution_trackers()
+        # The Output-widget mimic syncs its state back to the kernel, as it does under nbclient.
+        self.client.kc = nbfile.kernel.kc
+        self.done = set()
+        self.ok = True
+        self.problem = None  # why the recording failed, if it did
+        self.seconds = 0.0
+        self.current = None  # (cell, cell_index, msg_id)
+        self.faithful = not any(
+            {"skip-execution", "raises-exception"} & set(self.nb.cells[i].metadata.get("tags", []))
+            for i in self.code_index
+        )
+        kernel = nbfile.kernel
+        execute, get_message = kernel.execute_cell_input, nbfile.get_kernel_message
+
+        def execute_cell_input(cell_input, allow_stdin=None):
+            msg_id = execute(cell_input, allow_stdin=allow_stdin)
+            if self.current is not None:
+                self.current = self.current[:2] + (msg_id,)
+            return msg_id
+
+        def get_kernel_message(timeout=None, stream="iopub"):
+            msg = get_message(timeout=timeout, stream=stream)
+            if stream == "iopub" and self.current is not None:
+                self._process(msg)
+            return msg
+
+        kernel.execute_cell_input = execute_cell_input
+        nbfile.get_kernel_message = get_kernel_message
+
+    def _process(self, msg):
+        from nbclient.exceptions import CellExecutionComplete
+
+        cell, index, msg_id = self.current
+        if msg_id is None or msg["parent_header"].get("msg_id") != msg_id or not self.ok:
+            return  # nbclient ignores another request's messages too
+        try:
+            self.client.process_message(msg, cell, index)
+        except CellExecutionComplete:
+            pass
+        except Exception as exc:  # never let the recording fail nbval's test: hand nothing over
+            self.ok = False
+            self.problem = f"{type(exc).__name__}: {exc}"
+
+    def start(self, item):
+        index = self.code_index[item.cell_num]
+        cell = self.nb.cells[index]
+        if cell.source.strip():  # nbclient sends no empty cell to the kernel and leaves it as it is
+            cell.outputs = []
+            self.client.clear_before_next_output = False
+        self.current = (cell, index, None)
+        self.started = time.perf_counter()
+
+    def finish(self, item, passed):
+        cell, index, _ = self.current
+        self.current = None
+        self.seconds += time.perf_counter() - self.started
+        if not passed:
+            self.ok = False
+            return
+        if not cell.source.strip():
+            self.nb.cells[index] = copy.deepcopy(self.nbfile.nb.cells[index])
+        else:
+            # nbval runs cells with store_history=False; nbclient stores history, so its kernel
+            # numbers cells 1, 2, ... and so does the execute_result of each.
+            self.client.code_cells_executed += 1
+            cell.execution_count = self.client.code_cells_executed
+            for out in cell.outputs:
+                if out.get("output_type") == "execute_result":
+                    out["execution_count"] = cell.execution_count
+        self.done.add(item.cell_num)
+        if len(self.done) == len(self.code_index) and self.ok and self.faithful:
+            try:
+                self._store()
+            except Exception as exc:  # the book build then executes this notebook itself
+                self.problem = f"{type(exc).__name__}: {exc}"
+                return False
+            return True
+        return False
+
+    def _language_info(self):
+        kc = self.nbfile.kernel.kc
+        msg_id = kc.kernel_info()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            reply = kc.get_shell_msg(timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]["language_info"]
+        raise TimeoutError("the kernel did not answer kernel_info")
+
+    def _store(self):
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+
+        self.nb.metadata["language_info"] = self._language_info()
+        self.client.set_widgets_metadata()
+        get_cache(str(JUPYTER_CACHE)).cache_notebook_bundle(
+            CacheBundleIn(self.nb, str(self.path), data={"execution_seconds": self.seconds}),
+            check_validity=False,
+            overwrite=True,
+        )
+
+
+def _recorder(item):
+    nbfile = item.parent
+    rec = getattr(nbfile, "_dpmask_recorder", None)
+    if rec is None and getattr(nbfile, "kernel", None) is not None:
+        try:
+            rec = _NotebookRecorder(nbfile)
+        except Exception as exc:  # nbval or nbclient changed: record nothing, fail no test
+            rec = False
+            item.warn(pytest.PytestWarning(f"nbval's executions cannot be recorded ({exc!r}); the book "
+                                           "build will execute the notebooks again"))
+        nbfile._dpmask_recorder = rec
+    return rec or None
+
+
+class _HandOver:
+    """The plugin that records nbval's notebooks (registered globally: the chapters lie outside tests/,
+    where a conftest's own per-item hooks would not reach)."""
+
+    def __init__(self):
+        self.stored = set()  # the notebooks (resolved paths) handed to the jupyter-cache this session
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        rec = _recorder(item) if _is_notebook_item(item) and hasattr(item, "cell_num") else None
+        if rec is None:
+            return (yield)
+        rec.start(item)
+        try:
+            result = yield
+        except BaseException:
+            rec.finish(item, passed=False)
+            raise
+        if rec.finish(item, passed=True):
+            self.stored.add(rec.path)
+        elif rec.problem is not None and not getattr(rec, "warned", False):
+            rec.warned = True
+            item.warn(pytest.PytestWarning(
+                f"{rec.path.name} is not handed to the book's jupyter-cache ({rec.problem}); the "
+                "book build will execute it again"))
+        return result

@@ -1,0 +1,74 @@
+"""The command line, pinned to the functions it prints (issue 17: M35, M36, and its input).
+
+``python -m dpmask sigma`` prints, among others, the exact sigma of Setting B for p = 1
+(:func:`dpmask.exact.masked_p1_sigma`) and the lower bound
+(:func:`dpmask.audit.sigma_lower_bound`).  These lines were tested only against wide ranges:
+printing the exact line at 2 delta gave 1.1709 instead of 1.6387 and passed.  Each line is
+compared here with the function it names, to the 4 decimals it prints.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dpmask import __main__ as cli
+from dpmask import audit, bounds, exact
+
+
+def _report(eps, delta, n, p):
+    return "\n".join(cli.sigma_report(eps, delta, n, p))
+
+
+def _value(text, label):
+    m = re.search(rf"{re.escape(label)} +(\S+)", text)
+    assert m, text
+    return float(m.group(1))
+
+
+@pytest.mark.parametrize("eps, delta, n", [(0.1, 0.01, 100), (1.0, 1e-5, 10)])
+def test_exact_line_is_masked_p1_sigma(eps, delta, n):
+    """M36: the exact line printed at 2 delta (1.1709 for 1.6387) went unnoticed."""
+    text = _report(eps, delta, n, 1)
+    assert _value(text, "exact sigma (p = 1)") == pytest.approx(exact.masked_p1_sigma(eps, delta, n), abs=1e-4)
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 100, 5), (1.0, 1e-5, 10, 1)])
+def test_lower_bound_line_is_sigma_lower_bound(eps, delta, n, p):
+    """M35: the lower-bound line is the audit's bound (both statistics), to 4 decimals."""
+    text = _report(eps, delta, n, p)
+    got = _value(text, "lower bound (projection and Frobenius statistics)")
+    assert got == pytest.approx(audit.sigma_lower_bound(eps, delta, n, p), abs=1e-4)
+
+
+def test_theorem_lines_are_the_bounds():
+    text = _report(0.1, 0.01, 100, 5)
+    assert _value(text, "paper: Theorem 3.4 sufficient") == pytest.approx(bounds.sigma_b(0.1, 0.01, 100, 5), abs=1e-4)
+    assert _value(text, "paper: Corollary 3.5 sufficient") == pytest.approx(
+        bounds.sigma_b_corollary(0.1, 0.01, 100, 5), abs=1e-4)
+
+
+def test_n_above_2_to_the_53_is_refused(capsys):
+    """--n 9007199254740993 was computed as 2**53."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["sigma", "--eps", "0.1", "--delta", "0.01", "--n", "9007199254740993", "--p", "5"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(r"\bn must be .*<= 2\*\*53.*got 9007199254740993", err)
+
+
+def test_tiny_eps_keeps_the_columns(capsys):
+    """At --eps 1e-100 sigma is about 1e101: fixed-point printed a hundred digits and broke the
+    columns.  Every value now fits its 12 characters and starts in the same column."""
+    assert cli.main(["sigma", "--eps", "1e-100", "--delta", "0.01", "--n", "100", "--p", "5"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("  ") and not line.startswith("  (")]
+    assert lines and all(len(line) < 200 for line in lines)
+    for line in lines:
+        label = line[2:2 + cli._W]
+        value = line[2 + cli._W + 1: 2 + cli._W + 13]
+        if len(label.rstrip()) < cli._W:  # the one label longer than the column shifts its line
+            assert re.fullmatch(r" *(n/a|-?\d+\.\d{4}|-?\d\.\d{4}e[+-]\d+)", value), line
+    sigma_b = bounds.sigma_b(1e-100, 0.01, 100, 5)
+    assert f"{sigma_b:.4e}" in out
