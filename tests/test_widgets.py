@@ -8,6 +8,7 @@ explorer is checked against direct quadrature of G_q.
 
 import math
 import re
+import time
 
 import numpy as np
 import pytest
@@ -203,3 +204,157 @@ def test_gq_figure_is_labelled_and_respects_bound(gq_available):
     assert np.all(exact <= bound + 1e-12)
     t = lines[0].get_xdata()
     assert exact[-1] == pytest.approx(math.log(math.sinh(t[-1]) / t[-1]), rel=1e-8)
+
+
+# --------------------------------------------------------------------------- the package's layout
+
+EXPLORERS = ("noise", "gq", "block", "inference", "tightness", "rivals")
+
+
+def test_widgets_is_a_package_with_one_module_per_explorer():
+    import importlib
+    import inspect
+
+    assert hasattr(widgets, "__path__"), "dpmask.widgets should be a package"
+    public = set()
+    for name in EXPLORERS:
+        module = importlib.import_module(f"dpmask.widgets.{name}")
+        for kind in ("numbers", "explorer", "figure"):
+            fn = getattr(widgets, f"{name}_{kind}")  # the name the book calls
+            assert fn is getattr(module, f"{name}_{kind}") and fn.__module__ == module.__name__
+        public |= {n for n, f in vars(module).items()
+                   if inspect.isfunction(f) and f.__module__ == module.__name__ and not n.startswith("_")}
+    assert sorted(widgets.__all__) == sorted(public)  # complete, and nothing else
+    shared = importlib.import_module("dpmask.widgets._shared")
+    for name in ("LivePlot", "log_slider", "int_slider", "explorer", "panel", "plain_log_ticks", "power_of_ten"):
+        assert callable(getattr(shared, name)), name
+
+
+def test_widgets_modules_and_functions_stay_small():
+    import ast
+    from pathlib import Path
+
+    for path in sorted(Path(widgets.__file__).parent.glob("*.py")):
+        text = path.read_text()
+        assert len(text.splitlines()) <= 1000, path.name
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert node.end_lineno - node.lineno + 1 <= 120, f"{path.name}: {node.name}"
+
+
+# --------------------------------------------------------------------------- the live plot
+
+
+def test_live_plot_frame_from_a_kept_background_equals_a_fresh_drawing():
+    """A frame drawn on a kept static picture is the frame a new figure draws for the same state."""
+    from dpmask.widgets.noise import _Plot
+
+    state = (0.1, 0.01, 1000, 5, 9.5)
+    fresh = _Plot().draw(*state)
+    reused = _Plot()
+    reused.draw(0.1, 0.01, 200, 5, 9.9)  # same axis ranges (only the marker and the title differ) ...
+    reused.draw(0.0123, 0.01, 200, 5, 60.0)  # ... and another range, so both kept pictures are used
+    assert reused.draw(*state) == fresh
+    assert len(reused._static) == 2
+
+
+def test_axis_ranges_contain_the_data_and_snap():
+    from dpmask.widgets._shared import linear_range, log_range
+
+    for lo, hi in [(3.0, 7.0), (0.013, 2e4), (1e-9, 1e-9)]:
+        a, b = log_range(lo, hi)
+        assert a < lo and b > hi
+        assert math.log10(a) * 4 == pytest.approx(round(math.log10(a) * 4))
+        assert math.log10(b) * 4 == pytest.approx(round(math.log10(b) * 4))
+    assert log_range(3.0, 7.0) == log_range(3.1, 6.9)  # small moves keep the range (and the kept picture)
+    for lo, hi in [(-0.05, 11.3), (1.0, 2.4), (0.0, 0.0)]:
+        a, b = linear_range(lo, hi)
+        assert a < lo and b > hi
+
+
+# --------------------------------------------------------------------------- tightness: exact values, solved ahead
+
+
+def test_tightness_batch_gives_sigma_lower_bound_point_by_point():
+    """One vectorised call per statistic gives, bit for bit, the package function at each point,
+    and the panel's bound is sigma_lower_bound's "best"."""
+    from dpmask import audit
+    from dpmask.widgets import tightness as T
+
+    settings = [(0.1, 0.01, 30, 5), (2.0, 1e-6, 20, 7), (0.5, 1e-3, 25119, 50)]  # the last: n p > 1e6
+    points = [pt for setting in settings for pt in T._needs(*setting)]
+    found = T._solve(points)
+    assert set(found) == set(points)
+    assert not any(pt[3] == "frobenius" for pt in T._needs(*settings[2]))  # outside its curves' domain
+    for point in points[: -len(T._needs(*settings[2]))]:  # (point by point at n = 25119 takes long)
+        eps, delta, n, statistic, p = point
+        assert found[point] == float(audit.sigma_lower_bound(eps, delta, n, p, statistic=statistic)), point
+    for setting in settings:
+        best, curve = T._lower(setting, [found[pt] for pt in T._needs(*setting)])
+        assert best == float(audit.sigma_lower_bound(*setting)), setting
+        assert len(curve) == len(T._plotted(setting[2], setting[3]))
+
+
+def test_tightness_worker_process_answers_like_this_process_and_ends_with_its_input():
+    from dpmask.widgets import tightness as T
+
+    worker = T._Worker()
+    points = T._needs(0.3, 1e-3, 40, 3)
+    assert worker.solve(points) == T._solve(points)
+    assert worker.proc is not None and worker.proc.poll() is None  # a separate process did it
+    worker.proc.stdin.close()  # the kernel went away
+    assert worker.proc.wait(timeout=60) == 0
+
+
+def _browser_step(value, lo, step, k):
+    """The value a browser sends after k arrow presses: the exponent moved by k steps.
+
+    Added to the exponent here, where the explorer's planner counts positions from the slider's
+    low end: the two agree only to rounding, as the browser's own arithmetic would.
+    """
+    return 10 ** (math.log10(value) + k * step)
+
+
+def test_tightness_key_presses_find_the_lower_bound_solved_ahead():
+    from dpmask.widgets import tightness as T
+
+    box = widgets.tightness_explorer(eps=0.1, delta=0.01, n=100, p=5)
+    assert T._SCHEDULER.settle(timeout=600)
+    s = box.children[0].children
+    start = [c.value for c in s]
+    presses = [(0, _browser_step(0.1, -3, 0.05, 1)), (0, _browser_step(0.1, -3, 0.05, -1)),
+               (1, _browser_step(0.01, -10, 0.1, 1)), (2, _browser_step(100, 1, 0.1, -1)), (3, 6), (3, 4)]
+    for index, value in presses:
+        s[index].value = value
+        # answered at once and complete: the lower bound was solved before the press
+        assert "computing" not in box.children[1].value, (index, value)
+        assert box._dpmask_pending().done()
+        s[index].value = start[index]
+    # and the panel shows the package's numbers at the setting the slider holds
+    s[0].value = presses[0][1]
+    want = widgets.tightness_numbers(s[0].value, 0.01, 100, 5)
+    for key, value in panel_numbers(box).items():
+        assert value == pytest.approx(float(f"{want[key]:.5g}"), rel=1e-12), key
+    box._dpmask_state.close()
+
+
+def test_tightness_keeps_going_ahead_of_a_reader_pressing_one_key():
+    from dpmask.widgets import tightness as T
+
+    box = widgets.tightness_explorer(eps=10**-1.7, delta=0.001, n=30, p=2)  # eps on the slider's grid
+    eps_s = box.children[0].children[0]
+    value = eps_s.value
+    for _ in range(4):  # a reader pressing the right arrow, waiting for each answer
+        value = _browser_step(value, -3, 0.05, 1)
+        eps_s.value = value
+        box._dpmask_pending().result(timeout=300)
+    state = box._dpmask_state
+    assert state.streak == 4 and state.move == (0, 1)
+    others = [c.value for c in box.children[0].children[1:]]
+    ahead = [T._setting((_browser_step(value, -3, 0.05, k), *others)) for k in range(1, 6)]
+    assert ahead == state.plan()[1:6]  # next in line: the coming presses along the same slider
+    deadline = time.monotonic() + 600
+    while any(None in T._known(T._needs(*setting)) for setting in ahead):  # and solved, with nothing moving
+        assert time.monotonic() < deadline, "the next presses were not solved ahead"
+        time.sleep(0.05)
+    state.close()  # stop solving ahead for it

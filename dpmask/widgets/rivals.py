@@ -1,0 +1,255 @@
+"""The rivals explorer: masking against the Gaussian mechanism on X^T X, first-order errors (chapter 9)."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ._shared import LivePlot, decade_ticks, dropdown, explorer, int_slider, key, log_range, log_slider
+from ._shared import new_figure, panel, single, whole
+
+_ESTIMANDS = {"ols": "OLS slopes", "corr": "correlations", "angle": "leading PC angle (rad)"}
+_KINDS = ("A", "B0", "Blow", "gram")
+_PLAIN = {"A": "A, σ_A", "B0": "B, σ_0 (Thm 3.4)", "Blow": "B, σ_low", "gram": "Gram mechanism, τ"}
+_LABELS = {
+    "A": r"A, $\sigma_A$",
+    "B0": r"B, $\sigma_0$ (Thm 3.4)",
+    "Blow": r"B, $\sigma_{\mathrm{low}}$",
+    "gram": r"Gram mechanism, $\tau$",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def _coefficients(p):
+    from .. import rivals
+
+    return rivals.error_coefficients(rivals.example_moments(p))
+
+
+@functools.lru_cache(maxsize=256)
+def _sigmas(eps, delta, p):
+    """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs."""
+    from .. import rivals
+    from ..exact import analytic_gaussian_sigma
+
+    return float(rivals.sigma_gram(eps, delta, p)), float(analytic_gaussian_sigma(eps, delta))
+
+
+def _rmse(kind, eps, delta, n, p, estimand):
+    """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
+    from .. import bounds, rivals
+
+    b, c = _coefficients(int(p))[estimand]
+    tau, s_a = _sigmas(float(eps), float(delta), int(p))
+    n = np.asarray(n, dtype=float)
+    if kind == "gram":
+        return tau * math.sqrt(c / 2) / n
+    if kind == "A":
+        s = s_a
+    elif kind == "B0":
+        s = np.asarray(bounds.sigma_b(eps, delta, np.round(n), p))
+    else:  # the large-n projection bound (tau^2 / 2n)^(1/4) of dpmask.rivals.sigma_low_large_n
+        s = rivals._sigma_low_from_tau(tau, n)
+    return np.sqrt((b * s**2 + c * s**4) / n)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rows(kind, eps, delta, p, estimand, target):
+    """Rows at which the first-order RMSE falls to *target* (closed form or a few iterations)."""
+    from scipy.optimize import brentq
+
+    from .. import bounds
+
+    b, c = _coefficients(p)[estimand]
+    tau, s_a = _sigmas(eps, delta, p)
+    if kind == "gram":
+        return tau * math.sqrt(c / 2) / target
+    if kind == "A":
+        return (b * s_a**2 + c * s_a**4) / target**2
+    if kind == "B0":  # sigma_0 changes by well under 1 % beyond 10^9 rows: evaluate it there at most
+        n = 10.0**6
+        for _ in range(3):  # the third step changes n by far less than 0.1 % (sigma_0 is nearly flat in n)
+            s = bounds.sigma_b(eps, delta, int(min(max(round(n), p + 2), 10**9)), p)
+            n = (b * s**2 + c * s**4) / target**2
+        return float(n)
+    # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
+    f = lambda x: c * tau**2 * x**4 / 2 + b * tau * x**3 / math.sqrt(2) - target**2
+    if f(1.0 / math.sqrt(p + 2)) <= 0 and f(1.0) <= 0:
+        return float(p + 2)  # the target is met already at the fewest rows the panel allows
+    x = brentq(f, 0.0, 1.0 / math.sqrt(p + 2) if f(1.0 / math.sqrt(p + 2)) > 0 else 1.0, xtol=1e-300, rtol=1e-13)
+    return max(float(p + 2), 1.0 / x**2)
+
+
+def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
+    r"""The numbers the rivals explorer shows (chapter 9), first-order errors.
+
+    For the example data of :func:`dpmask.rivals.example_moments` with
+    ``K = n M``: the first-order RMSE of *estimand* from (A) Setting A at
+    sigma_A, (B0) Setting B at Theorem 3.4's sigma_0, (Blow) Setting B at the
+    large-n projection lower bound (:func:`dpmask.rivals.sigma_low_large_n`)
+    and (gram) the Gaussian mechanism on X^T X with ``tau``
+    (:func:`dpmask.rivals.sigma_gram`; tau is the standard deviation of the
+    Gram noise, not of the data's entries).  Masking's RMSE is
+    ``sqrt((b sigma^2 + c sigma^4)/n)``, the rival's ``tau sqrt(c/2)/n``
+    (:func:`dpmask.rivals.error_coefficients`).
+
+    Parameters
+    ----------
+    eps, delta : float
+        eps > 0, 0 < delta < 1.
+    n : int
+        Rows, p + 2 <= n <= 2**53.
+    p : int
+        Columns, 2 to 6.
+    estimand : {"ols", "corr", "angle"}
+    target : float
+        Target RMSE for the rows needed, > 0.
+
+    Domain: the ranges above, each a single number; outside them a
+    ValueError names the argument; inside, every number returned is finite.
+
+    Returns
+    -------
+    dict
+        ``tau``, ``sigma_a``, ``sigma_0``, ``sigma_low``; ``rmse_<kind>``,
+        ``ratio_<kind>`` (masking RMSE / rival RMSE) and ``rows_<kind>`` for
+        kind in A, B0, Blow, gram.
+    """
+    from .. import bounds
+    from .._validate import check_delta, check_eps, check_int, check_positive
+
+    eps = single(check_eps(eps), "eps")
+    delta = single(check_delta(delta), "delta")
+    p = int(single(check_int(p, "p", minimum=2, maximum=6), "p"))
+    n = int(single(check_int(n, "n", minimum=p + 2), "n"))
+    if not isinstance(estimand, str) or estimand not in _ESTIMANDS:
+        raise ValueError(f"estimand must be one of {tuple(_ESTIMANDS)}, got {estimand!r}")
+    target = single(check_positive(target, "target"), "target")
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            tau, s_a = _sigmas(eps, delta, p)
+            out = {
+                "tau": tau,
+                "sigma_a": s_a,
+                "sigma_0": bounds.sigma_b(eps, delta, n, p),
+                "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
+            }
+            gram = float(_rmse("gram", eps, delta, n, p, estimand))
+            for kind in _KINDS:
+                rmse = float(_rmse(kind, eps, delta, n, p, estimand))
+                out[f"rmse_{kind}"] = rmse
+                out[f"ratio_{kind}"] = rmse / gram
+                out[f"rows_{kind}"] = float(_rows(kind, eps, delta, p, estimand, target))
+        finite = all(math.isfinite(v) and v > 0 for v in out.values())
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        finite = False
+    if not finite:
+        raise ValueError(
+            f"eps, delta and target give an RMSE or a row count beyond the float range (eps={eps!r}, "
+            f"delta={delta!r}, target={target!r}); the panel's domain needs sigma_A(eps, delta)^4 and "
+            f"sigma_A^4 / target^2 below 1e308 (e.g. eps >= 1e-60, target >= 1e-100)"
+        )
+    return out
+
+
+_GRID = np.logspace(3, 8, 16)
+
+
+@functools.lru_cache(maxsize=64)
+def _curves(eps, delta, p, estimand):
+    return {k: _rmse(k, eps, delta, _GRID, p, estimand) for k in _KINDS}
+
+
+class _Plot(LivePlot):
+    """One figure drawn once; an update draws the four lines, the n marker and the title on it."""
+
+    def __init__(self):
+        super().__init__("rows n", "first-order RMSE", "xy", figsize=(5.6, 3.4), dpi=72,
+                         margins=(0.15, 0.97, 0.14, 0.91))
+        self.lines = {kind: self.line(color=f"C{i}", label=_PLAIN[kind]) for i, kind in enumerate(_KINDS)}
+        self.n_line = self.vline(color="0.6", lw=0.8)
+        decade_ticks(self.ax, numticks=12)  # tick labels without mathtext
+        self.ax.legend(fontsize="x-small", loc="lower left")
+
+    def draw(self, eps, delta, n, p, estimand):
+        curves = _curves(float(eps), float(delta), int(p), estimand)
+        for kind in _KINDS:
+            self.lines[kind].set_data(_GRID, curves[kind])
+        lo = min(float(np.min(c)) for c in curves.values())
+        hi = max(float(np.max(c)) for c in curves.values())
+        self.n_line.set_xdata([n, n])
+        self.ax.set_ylabel(f"first-order RMSE, {_ESTIMANDS[estimand]}")
+        self.title(f"ε = {eps:.3g}, δ = {delta:.2g}, p = {p}", fontsize="medium")
+        return self.png((_GRID[0], _GRID[-1]), log_range(lo, hi), extra=estimand)
+
+
+_PANEL = (
+    ("τ, Gram noise sd (diagonal; not a data σ)", "tau"),
+    ("σ_A (Setting A)", "sigma_a"),
+    ("σ_0 (Theorem 3.4)", "sigma_0"),
+    ("σ_low (large-n lower bound)", "sigma_low"),
+    *((f"RMSE, {name}", f"rmse_{kind}") for kind, name in
+      [("A", "A at σ_A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low"), ("gram", "Gram mechanism")]),
+    *((f"RMSE ratio {name} / Gram", f"ratio_{kind}") for kind, name in
+      [("A", "A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low")]),
+    *((f"rows for RMSE 0.01, {name}", f"rows_{kind}") for kind, name in
+      [("A", "A"), ("B0", "B at σ_0"), ("Blow", "B at σ_low"), ("gram", "Gram")]),
+)
+
+
+def rivals_explorer(eps=0.1, delta=0.01, n=10**5, p=2, estimand="ols"):
+    """Sliders for eps, delta, n, p and the estimand: masking against the Gram mechanism.
+
+    Parameters
+    ----------
+    eps, delta, n, p, estimand : initial values (eps in [1e-3, 1], delta in
+        [1e-8, 0.1], n in [1e3, 1e8], p in 2..6, estimand one of "ols",
+        "corr", "angle").
+
+    Returns
+    -------
+    ipywidgets.VBox
+        children: the controls (in a ``VBox``), the ``HTML`` panel and the
+        ``Image`` with the plot.  Curves are cached per (eps, delta, p,
+        estimand); moving n only redraws.
+    """
+    controls = [
+        log_slider("ε", eps, -3, 0, 0.01, ".3g", "4.5em"),
+        log_slider("δ", delta, -8, -1, 0.05, ".2g", "4.5em"),
+        log_slider("n", n, 3, 8, 0.1, ".3g", "4.5em"),
+        int_slider("p", p, 2, 6, "4.5em"),
+        dropdown("estimand", [(v, k) for k, v in _ESTIMANDS.items()], estimand, "4.5em"),
+    ]
+    plot = _Plot()
+
+    def render(e, d, nn, pp, est):
+        note = f"n = {nn}, p = {pp}; first-order errors of chapter 9's example data"
+        return panel(_PANEL, rivals_numbers(e, d, nn, pp, est), note), plot.draw(e, d, nn, pp, est)
+
+    return explorer(controls, (key, key, whole, int, str), render)
+
+
+def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), target=0.01):
+    """Static companion of :func:`rivals_explorer`: rows needed against eps.
+
+    Rows at which the first-order RMSE of the OLS slopes reaches *target*,
+    for the four mechanisms, one panel per p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    eps_grid = np.logspace(math.log10(min(eps_values)), math.log10(max(eps_values)), 13)
+    fig = new_figure(figsize=(8.8, 3.8))
+    axes = np.atleast_1d(fig.subplots(1, len(p_values), sharey=True))
+    for ax, p in zip(axes, p_values):
+        for i, kind in enumerate(_KINDS):
+            rows = [_rows(kind, float(e), float(delta), int(p), "ols", float(target)) for e in eps_grid]
+            ax.loglog(eps_grid, rows, color=f"C{i}", label=_LABELS[kind])
+        ax.set_xlabel(r"$\varepsilon$")
+        ax.set_title(rf"$p={p}$, $\delta={delta:g}$", fontsize="medium")
+    axes[0].set_ylabel(f"rows for slope RMSE {target:g}")
+    axes[0].legend(fontsize="small")
+    return fig

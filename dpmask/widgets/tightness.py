@@ -1,0 +1,637 @@
+"""The tightness explorer: the paper's bounds against exact curves and lower bounds (chapter 7).
+
+Its slow part is Setting B's lower bound, :func:`dpmask.audit.sigma_lower_bound`: an exact
+nested search.  Its cost is mostly fixed at small n (about 0.3 s per call on an idle core, for
+one point or for eighty) and grows with each point at large n (the noncentral chi-square tails:
+about 0.1 s a point at n = 10^5).  So that a slider answers with it at once:
+
+* two worker processes (``python -m dpmask.widgets._worker``, started once per Python process
+  and shared by every tightness explorer) run the searches, so that the kernel's thread stays
+  free to draw (a thread would share the interpreter lock: measured, it slowed the drawing
+  2.8-fold).  One solves ahead, at a low priority; the other only the setting on show when it
+  is missing;
+* the first solves the slider positions a reader is likely to reach next (:func:`_plan`: one
+  key press away along every slider, and further ahead along the slider being pressed while
+  keys are pressed), many per call, before the reader gets there.  The slider positions are
+  the grid: every value kept is ``sigma_lower_bound`` at one position, from a vectorised call
+  that treats each point on its own (bit for bit the value of a call at that point alone);
+* a setting not solved yet shows the rest of the panel at once, marked "computing the lower
+  bound", and the complete panel as soon as its values arrive.
+
+Where no process can be started, the searches run in this process instead.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import math
+import threading
+import weakref
+from concurrent.futures import Future, InvalidStateError
+
+import numpy as np
+
+from ._shared import LivePlot, analytic_sigma, data_range, int_slider, key, log_range, log_slider, new_figure
+from ._shared import panel, plain_log_ticks, whole
+
+#: Columns on the plot (the current p is added).
+_P_PLOTTED = (1, 2, 3, 5, 8, 12, 20, 30, 50)
+#: The sliders: (description, lowest exponent, highest exponent, step) of eps, delta and n; p in 1..50.
+_LOG_SLIDERS = (("ε", -3.0, 1.0, 0.05), ("δ", -10.0, -1.0, 0.1), ("n", 1.0, 5.0, 0.1))
+_P_RANGE = (1, 50)
+
+
+def tightness_numbers(eps, delta, n, p):
+    """The numbers the tightness explorer shows, from :mod:`dpmask.exact` and :mod:`dpmask.audit`.
+
+    Parameters
+    ----------
+    eps, delta : float
+        In the domain of :func:`dpmask.audit.sigma_lower_bound` (eps in [1e-4, 100], delta in
+        [1e-250, 1 - 1e-12]).
+    n, p : int
+        Rows and columns, n > p + 1, n <= 1e6.
+
+    Returns
+    -------
+    dict
+        ``a_sufficient`` (Theorem 3.2; NaN outside eps < 1, delta < 1/2),
+        ``a_criterion`` (the exact sigma for the paper's criterion),
+        ``analytic`` (the exact Setting A sigma, Balle and Wang),
+        ``b_sufficient`` and ``b_corrected`` (Theorem 3.4, as printed and with
+        2(n - p - 1)), ``b_lower`` (a sigma below which Setting B fails; exact
+        when p = 1) and ``gap`` = b_sufficient / b_lower.
+    """
+    from .. import audit
+
+    return _numbers(eps, delta, n, p, audit.sigma_lower_bound(eps, delta, n, p))
+
+
+@functools.lru_cache(maxsize=1024)
+def _setting_a(eps, delta):
+    """Setting A's three sigmas for one (eps, delta): Theorem 3.2, the criterion solved, the analytic Gaussian."""
+    from .. import bounds, exact
+
+    suff = bounds.sigma_a_sufficient(eps, delta) if eps < 1 and delta < 0.5 else float("nan")
+    return suff, exact.setting_a_criterion_sigma(eps, delta), exact.analytic_gaussian_sigma(eps, delta)
+
+
+def _numbers(eps, delta, n, p, b_lower):
+    """:func:`tightness_numbers` with the lower bound given."""
+    from .. import bounds
+
+    a_suf, a_crit, analytic = _setting_a(eps, delta)
+    b_suf = bounds.sigma_b(eps, delta, n, p)
+    return {
+        "a_sufficient": a_suf,
+        "a_criterion": a_crit,
+        "analytic": analytic,
+        "b_sufficient": b_suf,
+        "b_corrected": bounds.sigma_b(eps, delta, n, p, corrected=True),
+        "b_lower": b_lower,
+        "gap": b_suf / b_lower,
+    }
+
+
+def _plotted(n, p):
+    """The columns on the plot for n rows (p < n - 1 only), the current p among them."""
+    return [q for q in sorted(set(_P_PLOTTED) | {p}) if q < n - 1]
+
+
+def _needs(eps, delta, n, p):
+    """The lower bounds one setting shows, (eps, delta, n, statistic, p): the projection bound at
+    every plotted p (the current one among them), then the Frobenius bound at p where its curves
+    hold (n p <= 1e6)."""
+    from ..exact import N_MAX
+
+    points = [(eps, delta, n, "projection", q) for q in _plotted(n, p)]
+    return points + [(eps, delta, n, "frobenius", p)] if n * p <= N_MAX else points
+
+
+def _lower(setting, values):
+    """The panel's lower bound and the plot's curve from the values of ``_needs(*setting)``.
+
+    The panel shows ``sigma_lower_bound(..., statistic="best")``, which its docstring defines as
+    the larger of the two statistics' bounds, the projection one alone where n p > 1e6.
+    """
+    eps, delta, n, p = setting
+    ps = _plotted(n, p)
+    curve = values[: len(ps)]
+    return max([curve[ps.index(p)], *values[len(ps):]]), np.array(curve)
+
+
+@functools.lru_cache(maxsize=256)
+def _upper(eps, delta, n, ps):
+    from .. import bounds
+
+    return bounds.sigma_b(eps, delta, n, np.array(ps, float))
+
+
+# --------------------------------------------------------------------------- solving
+
+
+def _solve(points):
+    """``sigma_lower_bound`` at every point (eps, delta, n, statistic, p): one vectorised call per statistic.
+
+    Returns a dict point -> float, or -> the error's text for a point whose search failed.
+    """
+    from .. import audit
+
+    out = {}
+    for stat in ("projection", "frobenius"):
+        group = [pt for pt in points if pt[3] == stat]
+        if not group:
+            continue
+        eps, delta, n, _, p = zip(*group)
+        try:
+            values = np.atleast_1d(audit.sigma_lower_bound(np.array(eps), np.array(delta), np.array(n),
+                                                           np.array(p), statistic=stat))
+            out.update(zip(group, (float(v) for v in values)))
+        except Exception:  # one bad point must not sink the others: solve them one by one
+            for pt in group:
+                try:
+                    out[pt] = float(audit.sigma_lower_bound(pt[0], pt[1], pt[2], pt[4], statistic=stat))
+                except Exception as err:  # shown in the panel
+                    out[pt] = f"{type(err).__name__}: {err}"
+    return out
+
+
+class _Worker:
+    """The process that runs :func:`_solve` (``python -m dpmask.widgets._worker``, pickles over pipes).
+
+    It imports the same ``dpmask`` as this process and never this process's main script; it ends
+    when its input closes.  Where no process can be started, :func:`_solve` runs here instead.
+    """
+
+    def __init__(self, nice=0):
+        self.nice = nice
+        self.proc = None
+        self.failed = False
+        self.deaths = 0
+
+    def _start(self):
+        import os
+        import subprocess
+        import sys
+
+        import dpmask
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(dpmask.__file__)))
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-m", "dpmask.widgets._worker", str(self.nice)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         env=env)
+        except (OSError, ValueError):  # no process here (a sandbox, an embedded interpreter)
+            self.proc, self.failed = None, True
+
+    def start(self):
+        """Start the process now (its imports take a second or two), unless it runs or cannot run."""
+        if self.proc is None and not self.failed:
+            self._start()
+
+    def solve(self, points):
+        import pickle
+
+        self.start()
+        if self.proc is not None:
+            try:
+                pickle.dump(points, self.proc.stdin)
+                self.proc.stdin.flush()
+                return pickle.load(self.proc.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):  # it died: this batch here, then a new one
+                self.proc, self.deaths = None, self.deaths + 1
+                self.failed = self.deaths >= 3  # not a fourth: solve here from now on
+        return _solve(points)
+
+
+# Lower bounds found so far, point -> value (or error text), shared by every explorer.
+_SOLVED = collections.OrderedDict()
+_SOLVED_MAX = 50_000  # points (about 4,500 settings)
+_LOCK = threading.Lock()
+
+
+def _remember(found):
+    with _LOCK:
+        _SOLVED.update(found)
+        while len(_SOLVED) > _SOLVED_MAX:
+            _SOLVED.popitem(last=False)
+
+
+def _known(points):
+    with _LOCK:
+        return [_SOLVED.get(pt) for pt in points]
+
+
+_INFLIGHT = set()  # points a worker is solving
+_RESTING = 10.0  # seconds without a move after which an explorer is solved only one press ahead
+
+
+def _take(plan, limit, first=False):
+    """Claim the missing points of *plan*'s settings, in order, up to about *limit* points.
+
+    Points another worker is solving are left to it, except the first setting's when *first*
+    (the one a reader waits for: solving it again is faster than waiting for a long call).
+    """
+    wanted = []
+    with _LOCK:
+        for index, setting in enumerate(plan):
+            skip = () if first and index == 0 else _INFLIGHT
+            wanted += [pt for pt in _needs(*setting) if pt not in _SOLVED and pt not in skip and pt not in wanted]
+            if len(wanted) >= limit or (first and wanted):
+                break
+        _INFLIGHT.update(wanted)
+    return wanted
+
+
+def _points_per_call(n):
+    """About a second's work on an idle core: each search costs more at large n (the chi-square tails)."""
+    return 80 if n <= 1000 else 30 if n <= 10**4 else 12
+
+
+class _Scheduler:
+    """Two threads, each feeding its own worker process.
+
+    ``now`` solves only the setting on show when it is missing, at normal priority; ``ahead``
+    solves the plan of the explorer moved last (:func:`_plan`), at a low priority (niceness 10),
+    so that solving ahead yields the processor to the kernel drawing and to everything else.
+    A miss never waits behind a long call.
+    """
+
+    def __init__(self):
+        self.explorers = weakref.WeakSet()
+        self.events = {"now": threading.Event(), "ahead": threading.Event()}
+        self.workers = {"now": _Worker(), "ahead": _Worker(nice=10)}
+        self.busy = {"now": False, "ahead": False}
+        self.started = False
+
+    def add(self, explorer):
+        self.explorers.add(explorer)
+        if not self.started:
+            self.started = True
+            for name in self.events:
+                threading.Thread(target=self._run, args=(name,), name=f"dpmask-tightness-{name}", daemon=True).start()
+        self.wake()
+
+    def wake(self):
+        for event in self.events.values():
+            event.set()
+
+    def settle(self, timeout):
+        """Wait until both threads have nothing left to solve (for tests and benchmarks); True if they had."""
+        import time
+
+        end = time.monotonic() + timeout
+        while any(self.busy.values()) or any(e.is_set() for e in self.events.values()):
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def _batch(self, name):
+        for explorer in sorted(self.explorers, key=lambda e: -e.touched):
+            plan = explorer.plan()
+            if plan:
+                if name == "now":
+                    points = _take(plan[:1], len(_needs(*plan[0])), first=True)
+                else:
+                    points = _take(plan, _points_per_call(plan[0][2]))
+                if points:
+                    return points
+        return []
+
+    def _run(self, name):
+        event, worker = self.events[name], self.workers[name]
+        worker.start()
+        while True:
+            event.wait()
+            self.busy[name] = True
+            event.clear()
+            try:
+                while points := self._batch(name):
+                    try:
+                        found = worker.solve(points)
+                    except Exception as err:  # shown in the panels that wait for these points, not lost here
+                        found = {pt: f"{type(err).__name__}: {err}" for pt in points}
+                    finally:
+                        with _LOCK:
+                            _INFLIGHT.difference_update(points)
+                    _remember(found)
+                    for each in list(self.explorers):
+                        each.solved()
+            except Exception:  # a bug here must not end the thread (every later move would wait forever)
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                self.busy[name] = False
+
+
+_SCHEDULER = _Scheduler()
+
+
+# --------------------------------------------------------------------------- the slider grid
+
+
+def _neighbour(value, lo, hi, step, k):
+    """The log slider's value k key presses from *value* (positions 10**(lo + i step)), or None past an end."""
+    x = (math.log10(value) - lo) / step
+    i = math.floor(x + 1e-6) + k if k > 0 else math.ceil(x - 1e-6) + k
+    if i < 0 or lo + i * step > hi + 1e-9:
+        return None
+    return 10.0 ** (lo + i * step)
+
+
+def _setting(raw):
+    """The setting (eps, delta, n, p) that slider values show, as the explorer reads them."""
+    return key(raw[0]), key(raw[1]), whole(raw[2]), int(raw[3])
+
+
+def _step(raw, axis, k):
+    """Slider values k key presses away along one slider (axis 0 eps, 1 delta, 2 n, 3 p), or None."""
+    new = list(raw)
+    if axis == 3:
+        new[3] = raw[3] + k
+        if not _P_RANGE[0] <= new[3] <= _P_RANGE[1]:
+            return None
+    else:
+        _, lo, hi, step = _LOG_SLIDERS[axis]
+        new[axis] = _neighbour(raw[axis], lo, hi, step, k)
+        if new[axis] is None:
+            return None
+    return tuple(new)
+
+
+def _ring(raw, r=1):
+    """Slider values r key presses away along each slider, both ways."""
+    return [_step(raw, axis, s * r) for axis in range(4) for s in (1, -1)]
+
+
+def _plan(raw, move, streak):
+    """Settings to solve, most likely next first.
+
+    At rest, or after a jump: one key press away along every slider.  After *streak* single key
+    presses in a row: further ahead along the last move (two more positions per press, up to 12),
+    then one press away along every slider from here and from the next two positions, then two.
+    """
+    if move is None or streak == 0:
+        out = [raw, *_ring(raw)]
+    else:
+        ahead = [_step(raw, move[0], move[1] * r) for r in range(1, min(12, 2 + 2 * streak) + 1)]
+        out = [raw, *ahead, *_ring(raw)]
+        for base in ahead[:2]:
+            out += _ring(base) if base is not None else []
+        out += _ring(raw, 2) if streak >= 2 else []
+    seen, plan = set(), []
+    for values in out:
+        if values is None:
+            continue
+        setting = _setting(values)
+        if setting[2] > setting[3] + 1 and setting not in seen:
+            seen.add(setting)
+            plan.append(setting)
+    return plan
+
+
+# --------------------------------------------------------------------------- the explorer
+
+
+class _Plot(LivePlot):
+    def __init__(self):
+        super().__init__(r"columns $p$", r"noise standard deviation $\sigma$", "xy", margins=(0.11, 0.98, 0.13, 0.91))
+        ax = self.ax
+        self.upper = self.line("o-", color="C0", label="B, Theorem 3.4 (sufficient)")
+        self.lower = self.line("s--", color="C2", label="B, lower bound (exact at p = 1)")
+        self.analytic = self.hline(color="C3", label="A, exact (analytic Gaussian)")
+        plain_log_ticks(ax.xaxis)
+        plain_log_ticks(ax.yaxis)
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color="C0", alpha=0.15, label="where the truth lies"), self.upper, self.lower, self.analytic]
+        ax.legend(handles=handles, fontsize="small", loc="lower right")
+
+    def draw(self, eps, delta, n, ps, upper, lower, analytic):
+        also = []
+        if lower is not None:
+            fill = self.ax.fill_between(ps, lower, upper, color="C0", alpha=0.15)
+            fill.set_animated(True)
+            also.append(fill)
+            self.lower.set_data(ps, lower)
+        else:
+            self.lower.set_data([], [])
+        self.upper.set_data(ps, upper)
+        self.analytic.set_ydata([analytic, analytic])
+        self.title(f"ε = {eps:.3g},  δ = {delta:.2g},  n = {n}")
+        ys = (upper, analytic) if lower is None else (upper, lower, analytic)
+        try:
+            return self.png(log_range(min(ps), max(ps), per_decade=20), log_range(*data_range(*ys)), also=also)
+        finally:
+            for artist in also:
+                artist.remove()
+
+
+_PANEL = (
+    ("A sufficient σ (Thm 3.2)", "a_sufficient"),
+    ("A, paper's criterion exactly", "a_criterion"),
+    ("A exact σ (analytic Gaussian)", "analytic"),
+    ("B sufficient σ (Thm 3.4)", "b_sufficient"),
+    ("B sufficient σ, conservative 2(n−p−1)", "b_corrected"),
+    ("B lower bound σ", "b_lower"),
+    ("gap Thm 3.4 / lower bound", "gap"),
+)
+_PANEL_EXACT = tuple((label + " (exact)" if k == "b_lower" else label, k) for label, k in _PANEL)
+
+
+def _resolve(future):
+    """Mark *future* done (once; two threads may try)."""
+    try:
+        future.set_result(None)
+    except InvalidStateError:
+        pass
+
+
+class _Explorer:
+    """The state behind one tightness explorer: its sliders, its picture and what it waits for."""
+
+    def __init__(self, eps, delta, n, p):
+        import ipywidgets as w
+
+        self.controls = [log_slider(spec[0], value, *spec[1:], readout)
+                         for spec, value, readout in zip(_LOG_SLIDERS, (eps, delta, n), (".3g", ".2g", ".0f"))]
+        self.controls.append(int_slider("p", p, *_P_RANGE))
+        self.panel, self.image = w.HTML(), w.Image(format="png")
+        self.plot = _Plot()
+        # One figure and one page cache, used by the kernel's thread and by the scheduler's.
+        self.lock = threading.RLock()
+        self.pages = collections.OrderedDict()  # complete (panel, png) per setting
+        self.raw, self.current, self.move, self.streak, self.touched = None, None, None, 0, 0.0
+        self.done = Future()
+        self.box = w.VBox([w.VBox(self.controls), self.panel, self.image])
+
+    def plan(self):
+        import time
+
+        with self.lock:
+            raw, current, move, streak = self.raw, self.current, self.move, self.streak
+        if current is None or current[2] <= current[3] + 1:
+            return []
+        if time.monotonic() - self.touched > _RESTING:
+            streak = 0  # the reader has stopped: only one press away, no long run ahead
+        return _plan(raw, move, streak)
+
+    def page(self, setting, lower):
+        """(panel, png) for *setting*; *lower*: the solved values of ``_needs(*setting)``, or None."""
+        e, d, nn, pp = setting
+        failed = next((v for v in lower or () if isinstance(v, str)), None)
+        if failed is not None:
+            return f"<p>The lower bound failed: {failed}</p>", self.image.value
+        b_lower, curve = (float("nan"), None) if lower is None else _lower(setting, lower)
+        vals = _numbers(e, d, nn, pp, b_lower)
+        rows = _PANEL_EXACT if pp == 1 else _PANEL
+        note = f"n = {nn}, p = {pp}" + ("" if lower else "; computing the lower bound (an exact search)…")
+        html = panel(rows, vals, note)
+        ps = tuple(_plotted(nn, pp))
+        png = self.plot.draw(e, d, nn, np.array(ps, float), _upper(e, d, nn, ps), curve, analytic_sigma(e, d))
+        return html, png
+
+    def complete(self, setting):
+        """The complete page for *setting* if every lower bound it needs is known, else None."""
+        if setting in self.pages:
+            self.pages.move_to_end(setting)
+            return self.pages[setting]
+        lower = _known(_needs(*setting))
+        if any(v is None for v in lower):
+            return None
+        page = self.pages[setting] = self.page(setting, lower)
+        while len(self.pages) > 256:
+            self.pages.popitem(last=False)
+        return page
+
+    def update(self, change=None):
+        import time
+
+        with self.lock:
+            raw = tuple(c.value for c in self.controls)
+            setting = _setting(raw)
+            if change is not None and self.current is not None:
+                moved = [i for i in range(4) if setting[i] != self.current[i]]
+                if moved:
+                    self.move = (moved[0], 1 if setting[moved[0]] > self.current[moved[0]] else -1)
+                # a key press (one position along one slider) or a jump (a drag, a typed value)
+                one_step = setting in {_setting(v) for v in _ring(self.raw) if v is not None}
+                self.streak = self.streak + 1 if one_step else 0
+                self.touched = time.monotonic()
+            self.raw, self.current = raw, setting
+            _resolve(self.done)
+            self.done = Future()
+            e, d, nn, pp = setting
+            if nn <= pp + 1:
+                self.panel.value, self.image.value = f"<p>Need n > p + 1 rows: n = {nn}, p = {pp}.</p>", b""
+                _resolve(self.done)
+                return
+            if change is None:  # the first drawing is complete: solved here, before any worker starts
+                needs = _needs(*setting)
+                _remember(_solve([pt for pt, v in zip(needs, _known(needs)) if v is None]))
+            page = self.complete(setting)
+            if page is None:
+                self.panel.value, self.image.value = self.page(setting, None)
+            else:
+                self.panel.value, self.image.value = page
+                _resolve(self.done)
+        _SCHEDULER.wake()
+
+    def close(self):
+        """Stop solving ahead for this explorer and close its widgets."""
+        _SCHEDULER.explorers.discard(self)
+        self.box.close()
+        for widget in (*self.controls, self.panel, self.image):
+            widget.close()
+
+    def solved(self):
+        """Called by the scheduler after each batch: show the current setting complete if it can be."""
+        with self.lock:
+            if self.current is None or self.done.done():
+                return
+            page = self.complete(self.current)
+            if page is not None:
+                self.panel.value, self.image.value = page
+                _resolve(self.done)
+
+
+def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
+    """Sliders for eps, delta, n and p: the bracket around Setting B's true sigma.
+
+    The panel lists the Setting A values (Theorem 3.2, the paper's criterion
+    solved exactly, the exact analytic Gaussian) and the Setting B bracket
+    (Theorem 3.4 above, the best audit lower bound below, see
+    :func:`tightness_numbers`).  The plot shows the bracket against p.
+
+    The audit lower bound is an exact nested search (tenths of a second to seconds); two worker
+    processes solve it ahead for the slider positions a reader is likely to reach next (one key
+    press away along every slider, further along the slider being pressed), so that a key press
+    usually finds it done.  A setting not solved yet shows everything else at once, marked as
+    computing, and the complete panel when the lower bound arrives.
+
+    Parameters
+    ----------
+    eps, delta, n, p : initial slider values (eps in [1e-3, 10], delta in
+        [1e-10, 0.1], n in [10, 1e5], p in [1, 50]).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        children: the sliders (in a ``VBox``), the ``HTML`` panel and the
+        ``Image`` with the plot.
+    """
+    state = _Explorer(eps, delta, n, p)
+    for control in state.controls:
+        control.observe(state.update, names="value")
+    state.update()
+    _SCHEDULER.add(state)
+    box = state.box
+    box._dpmask_pending = lambda: state.done  # for benchmarks/bench_widgets.py and tests
+    box._dpmask_state = state
+    return box
+
+
+def _curves(eps, delta, n, p_values):
+    from .. import audit, bounds
+
+    ps = np.array([pp for pp in p_values if pp < n - 1], float)
+    # the projection statistic gives the larger of the two audit bounds on this range
+    lower = audit.sigma_lower_bound(eps, delta, n, ps, statistic="projection")
+    return ps, bounds.sigma_b(eps, delta, n, ps), lower
+
+
+def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 10000),
+                     p_values=(1, 2, 5, 10, 20)):
+    """Static companion of :func:`tightness_explorer`: the bracket against p.
+
+    One panel per n; for each eps, Theorem 3.4's sufficient sigma (solid) and
+    the audit lower bound (dashed, exact at p = 1), with the exact unmasked
+    sigma (analytic Gaussian, dotted) for reference.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .. import exact
+
+    fig = new_figure(figsize=(8.8, 4.0))
+    axes = np.atleast_1d(fig.subplots(1, len(n_values), sharey=True))
+    for ax, n in zip(axes, n_values):
+        for i, eps in enumerate(eps_values):
+            ps, upper, lower = _curves(eps, delta, n, p_values)
+            ax.plot(ps, upper, "-", color=f"C{i}", label=rf"Thm 3.4, $\varepsilon={eps:g}$")
+            ax.plot(ps, lower, "--", color=f"C{i}", label=rf"lower bound, $\varepsilon={eps:g}$")
+            ax.axhline(exact.analytic_gaussian_sigma(eps, delta), color=f"C{i}", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(r"columns $p$")
+        ax.set_title(rf"$n={n}$, $\delta={delta:g}$")
+        plain_log_ticks(ax.xaxis)
+    axes[0].set_ylabel(r"noise standard deviation $\sigma$")
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right upper")
+    return fig
