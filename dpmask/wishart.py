@@ -1,4 +1,9 @@
-r"""Exact privacy of Setting B with two columns: noncentral Wishart likelihood ratios.
+r"""Privacy of Setting B with two columns: the exact likelihood ratio, delta estimated by Monte Carlo.
+
+The privacy loss is computed exactly (noncentral Wishart likelihood ratios); delta is an
+estimate with a confidence interval, and the worst pair is found by a search, so the sigma of
+:func:`masked_sigma_search` is an estimate, not a certified bound (chapter 7a says which end of
+its interval is sufficient).
 
 A Setting B release :math:`Y = A(X + C)` (A Haar on O(n), C Gaussian) has the
 density, given X,
