@@ -261,10 +261,12 @@ def test_every_module_is_on_the_map():
     missing = package_modules() - set(levels)
     hints = []
     for name in sorted(missing):
-        below = [levels.get(d, "?") for d in graph[name]]
-        hints.append(f"{name} (imports {sorted(graph[name]) or 'nothing of dpmask'}, drawn on levels {below})")
-    assert not missing, ("docs/ARCHITECTURE.md, section Layers: draw these modules of dpmask/ one level above "
-                         "everything they import: " + "; ".join(hints))
+        deps = sorted(graph[name])
+        drawn = [levels[d] for d in deps if d in levels]
+        hints.append(f"{name} on level {max(drawn, default=-1) + 1} (it imports "
+                     + (", ".join(f"{d} (level {levels.get(d, '?')})" for d in deps) or "nothing of dpmask") + ")")
+    assert not missing, ("docs/ARCHITECTURE.md, section Layers: draw these modules of dpmask/ (and add them to the "
+                         "rows of the pages that call them): " + "; ".join(hints))
 
 
 def test_every_module_on_the_map_exists():
