@@ -62,6 +62,7 @@ from scipy.optimize import elementwise
 
 from . import _ncx2
 from ._safe import nudge_up
+from .exact import analytic_gaussian_sigma
 
 from ._validate import (
     EPS_DOMAIN,
@@ -611,8 +612,6 @@ def _check_corrected(corrected):
 
 def _best_parts(eps, delta, n, p, setting, corrected):
     """(analytic sigma, Theorem 3.4 sigma or None), validated and broadcast together."""
-    from .exact import analytic_gaussian_sigma  # exact does not import bounds: no cycle
-
     setting = _check_setting(setting)
     corrected = _check_corrected(corrected)
     eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)  # validated and broadcast, by name
