@@ -32,7 +32,10 @@ def home_of(target: str) -> str | None:
 def _resolve_alias(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
-    home = home_of(node.get("reftarget", ""))
+    target = node.get("reftarget", "")
+    if not target.startswith("dpmask.") and node.get("py:module"):
+        target = f"{node['py:module']}.{target}"  # a short name in a module's own docstring
+    home = home_of(target)
     if home is None:
         return None
     domain = env.get_domain("py")

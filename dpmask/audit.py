@@ -51,7 +51,7 @@ from ._validate import (
     check_sigma,
     scalar_or_array,
 )
-from .exact import (
+from .ncx2_pairs import (
     EPS_NCX2,
     N_MAX,
     SIGMA_NCX2_MAX,

@@ -57,7 +57,7 @@ from scipy.optimize import brentq
 from . import audit, exact, gq
 from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_scalar,
                         check_sigma, scalar_or_array)
-from .exact import _check_p1, _check_solver_delta, _pair_sigma
+from .ncx2_pairs import _check_p1, _check_solver_delta, _pair_sigma
 
 __all__ = [
     "log_hyp0f1_2x2",
