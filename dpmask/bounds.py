@@ -236,9 +236,10 @@ def gaussian_upper_quantile(delta):
 
 
 def _setting_a_args(eps, delta, upper_delta, hypothesis):
+    """eps < 1 and delta < *upper_delta* (the theorem's *hypothesis*), validated and broadcast together."""
     eps = _eps(eps, upper=1.0, hypothesis=hypothesis)
     delta = check_delta(delta, upper=upper_delta, hypothesis=hypothesis)
-    return eps, delta
+    return broadcast_named(eps=eps, delta=delta)
 
 
 def sigma_a_necessary(eps, delta):
@@ -270,7 +271,6 @@ def sigma_a_necessary(eps, delta):
     23.3
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(stats.norm.isf(delta) / eps)
 
 
@@ -281,10 +281,8 @@ def sigma_a_sufficient(eps, delta):
 
     Parameters
     ----------
-    eps : array_like
-        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
-    delta : array_like
-        Privacy parameter, 0 < delta < 1/2.
+    eps, delta : array_like
+        As in :func:`sigma_a_necessary` (1e-100 <= eps < 1, 0 < delta < 1/2).
 
     Returns
     -------
@@ -296,7 +294,6 @@ def sigma_a_sufficient(eps, delta):
     25.4
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     gamma = stats.norm.isf(delta)
     return scalar_or_array(gamma / eps * (1.0 + 0.5 / gamma**2))
 
@@ -332,7 +329,6 @@ def sigma_a_corollary(eps, delta, kind="sufficient"):
     if kind not in ("sufficient", "necessary"):
         raise ValueError(f"kind must be 'sufficient' or 'necessary', got {kind!r}")
     eps, delta = _setting_a_args(eps, delta, 0.05, _COR33)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     factor = 1.7 if kind == "sufficient" else 1.0
     return scalar_or_array(factor * np.sqrt(-np.log(delta)) / eps)
 

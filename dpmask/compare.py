@@ -57,6 +57,7 @@ __all__ = [
     "compare_from_gram",
 ]
 
+#: The mechanisms compared, in the order of the book's table (see the module docstring).
 MECHANISMS = ("A", "B0", "Blow", "gram", "gram_table", "adassp", "adassp_joint", "jl", "jl_always")
 #: Largest n at which sigma_low is the exact projection bound (the audit's domain).
 N_EXACT_LOW = 10**6

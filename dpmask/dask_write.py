@@ -261,8 +261,8 @@ def write_npy(Y, path, *, progress=False, scheduler=None):
     Parameters
     ----------
     Y : dask.array.Array, shape (n, p)
-        For example the output of :func:`release_block_dask` or
-        :func:`release_b_dask`; row chunks of any known sizes.
+        For example the output of :func:`dpmask.scale.release_block_dask` or
+        :func:`dpmask.scale.release_b_dask`; row chunks of any known sizes.
     path : str or os.PathLike
         File to write, in an existing directory (replaced if it exists); a
         path ending with a separator names a directory and is refused.
@@ -392,21 +392,19 @@ def write_zarr(Y, path, *, progress=False, scheduler=None):
         Directory to create, in an existing directory.  If it exists it must
         be a Zarr array (it is then replaced); any other file or directory
         there is refused rather than deleted.
-    progress : bool
-        Show Dask's progress bar (local schedulers only).
-    scheduler : str, dask.distributed.Client or None
-        Passed to ``dask.array.store``.
+    progress, scheduler
+        As in :func:`write_npy`.
 
     Returns
     -------
     str
-        The absolute path written.
+        The absolute path of the Zarr array.
 
     Raises
     ------
     ValueError
-        If ``Y`` is not a 2-D Dask array, the directory of ``path`` does not
-        exist, or ``path`` holds something other than a Zarr array.
+        If ``path`` holds something other than a Zarr array, its directory does
+        not exist, or ``Y`` is not a 2-D Dask array.
     ImportError
         If ``zarr`` is not installed (``pip install 'dpmask[scale]'``).
     """

@@ -26,27 +26,12 @@ from .ncx2_pairs import (DELTA_NCX2_MIN, EPS_NCX2, LAM_MAX, N_MAX, SIGMA_NCX2_MA
 
 __all__ = [
     # dpmask.gaussian_curves
-    "classical_gaussian_sigma",
-    "analytic_gaussian_delta",
-    "analytic_gaussian_log_delta",
-    "analytic_gaussian_sigma",
-    "setting_a_criterion_delta",
-    "setting_a_criterion_sigma",
-    "EPS_GAUSS",
-    "SIGMA_GAUSS",
-    "DELTA_SOLVE_MAX",
+    "classical_gaussian_sigma", "analytic_gaussian_delta", "analytic_gaussian_log_delta", "analytic_gaussian_sigma",
+    "setting_a_criterion_delta", "setting_a_criterion_sigma", "EPS_GAUSS", "SIGMA_GAUSS", "DELTA_SOLVE_MAX",
     "LOG_DELTA_FLOOR",
     # dpmask.ncx2_pairs
-    "masked_p1_worst_pair",
-    "masked_p1_delta",
-    "masked_p1_log_delta",
-    "masked_p1_sigma",
-    "ncx2_hockey_stick_log_delta",
-    "N_MAX",
-    "EPS_NCX2",
-    "DELTA_NCX2_MIN",
-    "SIGMA_NCX2_MAX",
-    "LAM_MAX",
+    "masked_p1_worst_pair", "masked_p1_delta", "masked_p1_log_delta", "masked_p1_sigma", "ncx2_hockey_stick_log_delta",
+    "N_MAX", "EPS_NCX2", "DELTA_NCX2_MIN", "SIGMA_NCX2_MAX", "LAM_MAX",
 ]
 
 #: log 0F1(; b; z) (Lemma 5.4's G_q in another normalisation); chapter 7a and the tests call it here.

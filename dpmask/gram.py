@@ -544,10 +544,8 @@ def sigma_low_large_n(eps, delta, n, p):
 
     Parameters
     ----------
-    eps : array_like
-        Privacy parameter, in [1e-100, 1e4] (the package's domain of eps).
-    delta : array_like
-        Privacy parameter, 0 < delta < 1 - 1e-12.
+    eps, delta : array_like
+        As in :func:`sigma_gram`.
     n : array_like
         Rows, 0 < n <= 2**53 (need not be whole: a grid of n is allowed).
     p : array_like

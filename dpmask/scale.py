@@ -87,7 +87,7 @@ book's page "Privacy in practice" for what a release does not promise.
 
 Dask is an optional dependency (extra ``scale``, with ``distributed`` and
 ``zarr``); it is imported only here and in :mod:`dpmask.dask_write`, on first use
-(:mod:`dpmask._dask`).
+(``dpmask._dask``).
 """
 
 from __future__ import annotations
@@ -325,10 +325,8 @@ def noisy_data_dask(X, sigma, rng=None):
     sigma : float
         Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
     rng : numpy.random.Generator, int or None
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must; a fixed seed or Generator makes the
-        noise and mask reproducible by anyone who knows it, which voids
-        privacy: for teaching and tests only.
+        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        every published release; a fixed seed only for teaching and tests.
 
     Returns
     -------
@@ -388,10 +386,8 @@ def release_block_dask(X, sigma, rng=None):
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must; a fixed seed or Generator makes the
-        noise and mask reproducible by anyone who knows it, which voids
-        privacy: for teaching and tests only.
+        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        every published release; a fixed seed only for teaching and tests.
 
     Returns
     -------
@@ -572,13 +568,9 @@ def release_b_dask(X, sigma, rng=None):
         real dtype, n > p, at most ``MAX_CHUNKS`` row chunks.  Row chunks
         may have any size (even fewer rows than p);
         several column chunks are joined into one.
-    sigma : float
-        Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
-    rng : numpy.random.Generator, int or None
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must; a fixed seed or Generator makes the
-        noise and mask reproducible by anyone who knows it, which voids
-        privacy: for teaching and tests only.
+    sigma, rng
+        As in :func:`noisy_data_dask` (0 < sigma <= ``MAX_SIGMA``; ``rng=None`` for a
+        published release).
 
     Returns
     -------
