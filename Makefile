@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-publish book-students pdf badge test test-quick test-slow bench bench-live clean widgets-js
+.PHONY: book book-publish book-students pdf badge test test-quick test-slow bench bench-live clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

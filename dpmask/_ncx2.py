@@ -236,23 +236,22 @@ def _scipy_log(noncentral, central, x, k, lam):
         return np.array(np.log(p), dtype=float)
 
 
-def logsf(x, k, lam):
-    """log P[T > x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG`` (-40), the quadrature below."""
+def _log_tail(x, k, lam, noncentral, central, trust, far_tail):
+    """log of one tail: scipy's (*noncentral* / *central*) where it is at least *trust*, else *far_tail*'s."""
     x, k, lam = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, k, lam)))
-    out = _scipy_log(stats.ncx2.sf, stats.chi2.sf, x, k, lam)
-    far = ~(out >= TRUST_LOG) & (x > 0)
+    out = _scipy_log(noncentral, central, x, k, lam)
+    far = ~(out >= trust) & (x > 0)
     if np.any(far):
-        v = _far_upper(x[far], k[far], lam[far])
+        v = far_tail(x[far], k[far], lam[far])
         out[far] = np.where(np.isnan(v), out[far], v)
     return out
+
+
+def logsf(x, k, lam):
+    """log P[T > x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG`` (-40), the quadrature below."""
+    return _log_tail(x, k, lam, stats.ncx2.sf, stats.chi2.sf, TRUST_LOG, _far_upper)
 
 
 def logcdf(x, k, lam):
     """log P[T <= x] for T ~ chi2_k(lam): scipy above ``TRUST_LOG_LOWER`` (-150), the quadrature below."""
-    x, k, lam = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, k, lam)))
-    out = _scipy_log(stats.ncx2.cdf, stats.chi2.cdf, x, k, lam)
-    far = ~(out >= TRUST_LOG_LOWER) & (x > 0)
-    if np.any(far):
-        v = _far_lower(x[far], k[far], lam[far])
-        out[far] = np.where(np.isnan(v), out[far], v)
-    return out
+    return _log_tail(x, k, lam, stats.ncx2.cdf, stats.chi2.cdf, TRUST_LOG_LOWER, _far_lower)

@@ -51,7 +51,7 @@ from ._validate import (
     check_sigma,
     scalar_or_array,
 )
-from .exact import (
+from .ncx2_pairs import (
     EPS_NCX2,
     N_MAX,
     SIGMA_NCX2_MAX,
@@ -129,9 +129,9 @@ def statistic_log_delta(eps, sigma, n, p, statistic="projection"):
     Parameters
     ----------
     eps : array_like
-        In [1e-4, 100].
+        Privacy parameter, in [1e-4, 100] (``EPS_NCX2``).
     sigma : array_like
-        In (0, 1e100].
+        Noise standard deviation, in (0, 1e100] (``SIGMA_NCX2_MAX``).
     n, p : array_like
         Rows and columns, whole numbers, n > p >= 1; n <= 1e6 for the
         projection statistic, n p <= 1e6 for the Frobenius one.
@@ -167,7 +167,7 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     Parameters
     ----------
     eps : array_like
-        In [1e-4, 100].
+        Privacy parameter, in [1e-4, 100] (``EPS_NCX2``).
     delta : array_like
         In [1e-250, 1 - 1e-12].
     n, p : array_like

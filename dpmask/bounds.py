@@ -62,6 +62,7 @@ from scipy.optimize import elementwise
 
 from . import _ncx2
 from ._safe import nudge_up
+from .exact import analytic_gaussian_sigma
 
 from ._validate import (
     EPS_DOMAIN,
@@ -235,9 +236,10 @@ def gaussian_upper_quantile(delta):
 
 
 def _setting_a_args(eps, delta, upper_delta, hypothesis):
+    """eps < 1 and delta < *upper_delta* (the theorem's *hypothesis*), validated and broadcast together."""
     eps = _eps(eps, upper=1.0, hypothesis=hypothesis)
     delta = check_delta(delta, upper=upper_delta, hypothesis=hypothesis)
-    return eps, delta
+    return broadcast_named(eps=eps, delta=delta)
 
 
 def sigma_a_necessary(eps, delta):
@@ -269,7 +271,6 @@ def sigma_a_necessary(eps, delta):
     23.3
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     return scalar_or_array(stats.norm.isf(delta) / eps)
 
 
@@ -280,10 +281,8 @@ def sigma_a_sufficient(eps, delta):
 
     Parameters
     ----------
-    eps : array_like
-        Privacy parameter, 1e-100 <= eps < 1 (the theorem assumes eps < 1).
-    delta : array_like
-        Privacy parameter, 0 < delta < 1/2.
+    eps, delta : array_like
+        As in :func:`sigma_a_necessary` (1e-100 <= eps < 1, 0 < delta < 1/2).
 
     Returns
     -------
@@ -295,7 +294,6 @@ def sigma_a_sufficient(eps, delta):
     25.4
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     gamma = stats.norm.isf(delta)
     return scalar_or_array(gamma / eps * (1.0 + 0.5 / gamma**2))
 
@@ -331,7 +329,6 @@ def sigma_a_corollary(eps, delta, kind="sufficient"):
     if kind not in ("sufficient", "necessary"):
         raise ValueError(f"kind must be 'sufficient' or 'necessary', got {kind!r}")
     eps, delta = _setting_a_args(eps, delta, 0.05, _COR33)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
     factor = 1.7 if kind == "sufficient" else 1.0
     return scalar_or_array(factor * np.sqrt(-np.log(delta)) / eps)
 
@@ -611,8 +608,6 @@ def _check_corrected(corrected):
 
 def _best_parts(eps, delta, n, p, setting, corrected):
     """(analytic sigma, Theorem 3.4 sigma or None), validated and broadcast together."""
-    from .exact import analytic_gaussian_sigma  # exact does not import bounds: no cycle
-
     setting = _check_setting(setting)
     corrected = _check_corrected(corrected)
     eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)  # validated and broadcast, by name

@@ -9,8 +9,8 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
 * ``"B0"``: Setting B at Theorem 3.4's ``sigma_0`` (:func:`dpmask.bounds.sigma_b`);
 * ``"Blow"``: Setting B at the projection lower bound ``sigma_low``
   (:func:`dpmask.audit.sigma_lower_bound` for n <= 10^6, its large-n form
-  :func:`dpmask.rivals.sigma_low_large_n` above), below which masking cannot go;
-* ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.rivals.release_gram`);
+  :func:`dpmask.gram.sigma_low_large_n` above), below which masking cannot go;
+* ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.gram.release_gram`);
 * ``"gram_table"``: the same noisy Gram matrix made a table
   (:func:`dpmask.field.gram_table`), analysed by row software as if it were data;
 * ``"adassp"``: :func:`dpmask.field.adassp` (Wang's split of the budget in three);
@@ -41,10 +41,11 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from . import audit, bounds, field, jl
+from . import audit, bounds, field, gram, jl
 from ._validate import as_rng, check_int, check_scalar
 from .exact import analytic_gaussian_sigma
 from .inference import _check_gram, ols_from_gram, simulate_gram
+from .mechanisms import check_data
 
 __all__ = [
     "MECHANISMS",
@@ -56,22 +57,11 @@ __all__ = [
     "compare_from_gram",
 ]
 
+#: The mechanisms compared, in the order of the book's table (see the module docstring).
 MECHANISMS = ("A", "B0", "Blow", "gram", "gram_table", "adassp", "adassp_joint", "jl", "jl_always")
 #: Largest n at which sigma_low is the exact projection bound (the audit's domain).
 N_EXACT_LOW = 10**6
 _Z975 = float(stats.norm.ppf(0.975))
-
-
-class _LateRivals:
-    """dpmask.rivals, imported on first use (it re-exports this module, so a top-level import is circular)."""
-
-    def __getattr__(self, name):
-        from . import rivals as module
-
-        return getattr(module, name)
-
-
-rivals = _LateRivals()
 
 
 def _sigma_low(eps, delta, n, p, low="exact"):
@@ -81,7 +71,7 @@ def _sigma_low(eps, delta, n, p, low="exact"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # scipy's ncx2 series at large n
             return float(audit.sigma_lower_bound(eps, delta, n, p, statistic="projection"))
-    return float(rivals.sigma_low_large_n(eps, delta, n, p))
+    return float(gram.sigma_low_large_n(eps, delta, n, p))
 
 
 def _jl_rows(n, r):
@@ -108,7 +98,7 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
         elif kind == "Blow":
             out[kind] = {"sigma": _sigma_low(eps, delta, n, p, low)}
         elif kind in ("gram", "gram_table"):
-            out[kind] = {"tau": float(rivals.sigma_gram(eps, delta, p))}
+            out[kind] = {"tau": float(gram.sigma_gram(eps, delta, p))}
         elif kind in ("adassp", "adassp_joint"):
             out[kind] = field.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
         elif kind in ("jl", "jl_always"):
@@ -157,7 +147,7 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
         out["covered"] = covered
     elif kind in ("gram", "gram_table"):
         tau = lv["tau"]
-        G = K + rivals.gram_noise(p, tau, size=reps, rng=rng)
+        G = K + gram.gram_noise(p, tau, size=reps, rng=rng)
         if kind == "gram":
             out["coef"] = _solve_all(G[:, :k, :k], G[:, :k, k])
             out["not_pd"] = np.linalg.eigvalsh(G)[:, 0] <= 0
@@ -210,8 +200,8 @@ def _wishart_cov(G, r):
 def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
     r"""First-order (delta-method) RMSE of the least-squares slopes for one mechanism.
 
-    Masking: :func:`dpmask.rivals.mask_noise_cov`; the rival and its table:
-    :func:`dpmask.rivals.gram_noise_cov`; AdaSSP: the tensor of its two noises
+    Masking: :func:`dpmask.gram.mask_noise_cov`; the rival and its table:
+    :func:`dpmask.gram.gram_noise_cov`; AdaSSP: the tensor of its two noises
     (``tau_gram`` on ``Z^T Z`` in the book's shape, ``tau_cross^2`` on each
     entry of ``Z^T y``) plus the squared bias of its ridge at the noiseless
     ``lambda_min`` (the ridge's value when the noise in step 1 is zero); JL:
@@ -223,9 +213,9 @@ def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
     k = p - 1
     lv = noise_levels(eps, delta, n, p, r=r, kinds=(kind,))[kind] if level is None else level
     if kind in ("A", "B0", "Blow"):
-        return rivals.first_order_errors(K, rivals.mask_noise_cov(K, n, lv["sigma"]))["ols"]
+        return gram.first_order_errors(K, gram.mask_noise_cov(K, n, lv["sigma"]))["ols"]
     if kind in ("gram", "gram_table"):
-        return rivals.first_order_errors(K, rivals.gram_noise_cov(p, lv["tau"]))["ols"]
+        return gram.first_order_errors(K, gram.gram_noise_cov(p, lv["tau"]))["ols"]
     if kind in ("adassp", "adassp_joint"):
         cov = np.zeros((p, p, p, p))
         tg, tc = lv["tau_gram"], lv["tau_cross"]
@@ -235,7 +225,7 @@ def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
             for c in range(k):
                 if a == c:
                     cov[a, k, c, k] = cov[k, a, c, k] = cov[a, k, k, c] = cov[k, a, k, c] = tc**2
-        var = rivals.first_order_errors(K, cov)["ols"] ** 2
+        var = gram.first_order_errors(K, cov)["ols"] ** 2
         lam_min = float(np.linalg.eigvalsh(K[:k, :k])[0])
         tl = lv["tau_lambda"]
         lam_noisy = max(lam_min - tl * np.sqrt(np.log(6.0 / delta)), 0.0)
@@ -252,7 +242,7 @@ def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
             shift = sens / eps_t * np.log(1.0 / delta)   # b ln(1/(2 delta_bad)), delta_bad = delta/2
             altered = not (float(np.linalg.eigvalsh(K)[0]) - shift >= w**2)
         G = K + (w**2 * np.eye(p) if altered else 0.0)
-        return rivals.first_order_errors(K, _wishart_cov(G, rr))["ols"]
+        return gram.first_order_errors(K, _wishart_cov(G, rr))["ols"]
     raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
 
 
@@ -315,8 +305,8 @@ def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=N
     """
     K = _check_gram(K, "K")
     p = K.shape[0]
-    if p < 2 or p > rivals.COV_P_MAX:
-        raise ValueError(f"K must be p x p with 2 <= p <= {rivals.COV_P_MAX}, got shape {K.shape}")
+    if p < 2 or p > gram.COV_P_MAX:
+        raise ValueError(f"K must be p x p with 2 <= p <= {gram.COV_P_MAX}, got shape {K.shape}")
     if np.linalg.eigvalsh(K)[0] <= 0:
         raise ValueError("K must be positive definite")
     n = int(check_scalar(check_int(n, "n", minimum=p + 1), "n"))
@@ -360,8 +350,6 @@ def compare_mechanisms(X, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=Non
     >>> res["gram"]["rmse"] < 0.05
     True
     """
-    from .mechanisms import check_data
-
     X = check_data(X)
     return compare_from_gram(X.T @ X, X.shape[0], eps, delta, reps, rng, kinds=kinds, r=r, first_order=first_order,
                              low=low)

@@ -1,7 +1,7 @@
 r"""Masking's rivals from the literature: the rival as a table and AdaSSP.
 
 Chapter 9 compares masking with the Gaussian mechanism on the Gram matrix
-(:mod:`dpmask.rivals`).  This module adds what a reader who knows the
+(:mod:`dpmask.gram`).  This module adds what a reader who knows the
 field would put beside it, each calibrated to the book's neighbours (rows
 ``x = (z, y)`` in [-1, 1]^p, one row replaced by another at Euclidean distance
 at most 1, Definition 2.1):
@@ -109,7 +109,7 @@ def gram_table(K_tilde, n, rng=None):
     is again a uniform frame.  So ``T`` has, given its Gram matrix, the law of
     a masked release, and it is a post-processing of ``K̂``: it is exactly as
     private as ``K̂`` (the Gaussian mechanism on ``X^T X``,
-    :func:`dpmask.rivals.release_gram`).  The square root also exists when the
+    :func:`dpmask.gram.release_gram`).  The square root also exists when the
     projection is singular, where a Cholesky factor does not.
 
     Parameters
@@ -337,7 +337,7 @@ def adassp(Z, y, eps, delta, rng=None, *, rho=0.05, composition="basic"):
     2. set the ridge ``λ = max(0, τ_gram sqrt(k log(2k^2/ρ)) - λ̃)``: the noise's
        operator norm is below the first term with probability ``1 - ρ``,
        so ``Z^T Z + noise + λ I`` stays positive definite;
-    3. release ``Z^T Z + E`` (``E`` of the book's shape, :func:`dpmask.rivals.gram_noise`,
+    3. release ``Z^T Z + E`` (``E`` of the book's shape, :func:`dpmask.gram.gram_noise`,
        standard deviation ``τ_gram`` on the diagonal) and ``Z^T y + τ_cross N(0, I)``;
     4. return ``(Z^T Z + E + λ I)^{-1} (Z^T y + noise)``.
 

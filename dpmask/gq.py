@@ -479,10 +479,8 @@ def dlog_G(q, t):
 
     Parameters
     ----------
-    q : array_like
-        Dimension parameter, finite and >= 1.
-    t : array_like
-        Argument, finite and >= 0.
+    q, t : array_like
+        As in :func:`G` (q >= 1, t >= 0, finite).
 
     Returns
     -------
@@ -628,10 +626,8 @@ def ratio_bound(q, t1, t2):
 
     Parameters
     ----------
-    q : array_like
-        Dimension parameter, finite and >= 1.
-    t1, t2 : array_like
-        Arguments, finite and >= 0.
+    q, t1, t2 : array_like
+        As in :func:`log_ratio_bound`.
 
     Returns
     -------

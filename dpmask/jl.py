@@ -210,14 +210,10 @@ def jl_w(eps, delta, r, p):
 
     Parameters
     ----------
-    eps : float
-        1e-6 <= eps <= 10.
-    delta : float
-        0 < delta < 0.5.
-    r : int
-        Rows of the projection, 1 <= r <= 1e9.
-    p : int
-        Columns, 1 <= p <= 64.
+    eps, delta : float
+        The target: 1e-6 <= eps <= 10, 0 < delta < 0.5.
+    r, p : int
+        As in :func:`jl_delta`.
 
     Returns
     -------

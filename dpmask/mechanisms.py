@@ -258,11 +258,8 @@ def release_b(X, sigma, rng=None, method="frame"):
     sigma : float
         Noise standard deviation, > 0.
     rng : numpy.random.Generator, int or None
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must.  A fixed seed or Generator is for
-        teaching and tests only: anyone who knows it regenerates the noise
-        and the mask and tells neighbouring data sets apart with certainty
-        (see the book's page "Privacy in practice").
+        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        every published release; a fixed seed only for teaching and tests.
     method : {"frame", "dense"}
         ``"frame"`` (default) draws the release through the frame identity,
         O(n p^2); ``"dense"`` forms the Haar matrix explicitly, O(n^3), and
@@ -307,11 +304,8 @@ def release_c(X, sigma, rng=None, method="frame"):
     X : array_like, shape (n, p)
     sigma : float
     rng : numpy.random.Generator, int or None
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must.  A fixed seed or Generator is for
-        teaching and tests only: anyone who knows it regenerates the noise
-        and the mask and tells neighbouring data sets apart with certainty
-        (see the book's page "Privacy in practice").
+        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        every published release; a fixed seed only for teaching and tests.
     method : {"frame", "dense"}
 
     Returns
@@ -354,11 +348,8 @@ def release_block(X, sigma, block_sizes=None, rng=None):
         Sizes of the blocks; they must sum to n and each must exceed p.
         Ignored (taken from the row chunks) for a Dask array.
     rng : numpy.random.Generator, int or None
-        ``None`` (the default) draws fresh entropy from the operating system,
-        as every published release must.  A fixed seed or Generator is for
-        teaching and tests only: anyone who knows it regenerates the noise
-        and the mask and tells neighbouring data sets apart with certainty
-        (see the book's page "Privacy in practice").
+        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        every published release; a fixed seed only for teaching and tests.
 
     Returns
     -------

@@ -47,6 +47,7 @@ import numpy as np
 
 from ._validate import as_float_array, as_rng, check_int, check_scalar, scalar_or_array
 from .exact import analytic_gaussian_delta
+from .gram import sigma_gram
 from .mechanisms import check_data
 
 __all__ = [
@@ -70,12 +71,6 @@ def _fraction(value, name, *, top=1.0, open_top=True):
     return arr
 
 
-def _sigma_gram(eps, delta, p):
-    from .rivals import sigma_gram  # late import: rivals re-exports this module
-
-    return sigma_gram(eps, delta, p)
-
-
 def distributed_tau(eps, delta, p, dropout=0.0, pad=0.0):
     r"""Standard deviation (diagonal) of the noise left in the distributed rival's sum.
 
@@ -89,7 +84,7 @@ def distributed_tau(eps, delta, p, dropout=0.0, pad=0.0):
     Parameters
     ----------
     eps, delta, p : array_like
-        As in :func:`dpmask.rivals.sigma_gram`.
+        As in :func:`dpmask.gram.sigma_gram`.
     dropout : array_like
         Fraction of parties lost after adding noise, 0 <= f < 1.
     pad : array_like
@@ -101,13 +96,13 @@ def distributed_tau(eps, delta, p, dropout=0.0, pad=0.0):
 
     Examples
     --------
-    >>> from dpmask.rivals import sigma_gram
+    >>> from dpmask.gram import sigma_gram
     >>> round(distributed_tau(0.1, 0.01, 2, dropout=0.5) / sigma_gram(0.1, 0.01, 2), 6)
     0.707107
     """
     f = _fraction(dropout, "dropout")
     f_max = _fraction(pad, "pad")
-    tau = np.asarray(_sigma_gram(eps, delta, p))
+    tau = np.asarray(sigma_gram(eps, delta, p))
     return scalar_or_array(tau * np.sqrt((1.0 - f) / (1.0 - f_max)))
 
 
@@ -202,7 +197,7 @@ def distributed_gram(X, eps, delta, dropout=0.0, rng=None, pad=0.0, *, method="p
     f_max = float(check_scalar(_fraction(pad, "pad"), "pad"))
     if method not in ("parties", "sum"):
         raise ValueError(f"method must be 'parties' or 'sum', got {method!r}")
-    tau = float(_sigma_gram(eps, delta, p))
+    tau = float(sigma_gram(eps, delta, p))
     rng = as_rng(rng)
     lost = int(round(f * n))
     if lost >= n:

@@ -59,9 +59,10 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from . import gq
+from . import audit, exact, gq
 from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_scalar,
                         check_sigma, scalar_or_array)
+from .ncx2_pairs import _check_p1, _check_solver_delta, _pair_sigma
 
 __all__ = [
     "log_hyp0f1_2x2",
@@ -486,8 +487,6 @@ def orthogonal_family_sigma(eps, delta, n):
         of Proposition 7.4 at its worst pair, the second the sigma needed by
         every pair of the family.
     """
-    from .exact import _check_p1, _check_solver_delta, _pair_sigma
-
     eps, n = _check_p1(eps, n)
     n = check_int(n, "n", minimum=3)
     delta = _check_solver_delta(delta)
@@ -746,8 +745,6 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         projection pair) and ``delta_projection_exact`` (its exact delta at
         sigma_low, which is the target delta up to root-finding error).
     """
-    from . import audit
-
     eps = float(check_eps(eps, lower=1e-4, top=100.0))
     delta = float(check_delta(delta))
     n = int(check_int(n, "n", minimum=3))
@@ -806,8 +803,6 @@ def _screen_pairs(eps, sigma_low, n, pairs, screen_draws, z):
 
 def _projection_pair_delta(eps, n, sigma):
     """Exact delta(eps) of the projection pair at sigma (:func:`dpmask.exact.ncx2_hockey_stick_log_delta`)."""
-    from . import exact
-
     return float(np.exp(exact.ncx2_hockey_stick_log_delta(
         eps, n, 2.0 / sigma**2, (np.sqrt(2.0) - 1.0) ** 2 / sigma**2)))
 

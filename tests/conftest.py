@@ -105,6 +105,19 @@ HEAVY = {
     "tests/test_field.py::test_distributed_gram_simulation_loses_the_dropped_shares": 5.5,
     "tests/test_field.py::test_gram_table_rows_have_the_law_of_a_masked_release": 2.9,
     "tests/test_field.py::test_row_software_on_both_tables_gives_the_gram_slopes": 1.8,
+    # the safe-side sweep, the tightness explorer's worker, the killed writers (merged later;
+    # measured at load 3 on 26 Nov 2026, where `make test-quick` took 108 s with them)
+    "tests/test_safe_side.py::test_sigma_b_satisfies_theorem_3_4_at_the_corners": 6.3,
+    "tests/test_safe_side.py::test_noncentral_chi_square_far_upper_tail_against_mpmath": 4.0,
+    "tests/test_safe_side.py::test_block_and_setting_functions_are_sufficient": 2.0,
+    "tests/test_safe_side.py::test_analytic_gaussian_sigma_is_never_too_small": 1.9,
+    "tests/test_wishart.py::test_sigma_search_keeps_the_largest_root_over_the_pairs": 4.0,
+    "tests/test_widgets.py::test_tightness_": 11.0,  # six tests that start the explorer's worker processes
+    "tests/test_exact.py::test_one_minus_delta_just_below_one_against_mpmath": 4.4,
+    "tests/test_scale.py::test_a_killed_writer_leaves_a_temporary_that_the_next_write_removes": 7.6,
+    "tests/test_scale.py::test_release_b_dask_rows_follow_dense_reference": 1.6,
+    "tests/test_edges.py::test_sigma_lower_bound_settles_at_tiny_delta_and_around": 1.6,
+    "tests/test_edges.py::test_masked_p1_sigma_settles_at_tiny_delta_and_around": 1.2,
 }
 
 

@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpmask import audit, bounds, exact, gq, inference, mechanisms, rivals, table, widgets, wishart
+from dpmask import audit, bounds, exact, gq, gram, inference, mechanisms, table, widgets, wishart
 
 # (module, name) -> reason.  Constants in __all__ are skipped automatically.
 SKIP = {
@@ -70,7 +70,7 @@ MODULES = {
     "audit": audit,
     "inference": inference,
     "widgets": widgets,
-    "rivals": rivals,
+    "gram": gram,
     "wishart": wishart,
 }
 
@@ -266,18 +266,18 @@ SPECS = {
                                                  constant=CONSTANT, noise=NOISE, tau=st.none() | SIGMA),
     ("inference", "pca_from_gram"): dict(G=GRAM, n=N, sigma=st.none() | SIGMA, correct_noise=st.booleans(),
                                          constant=CONSTANT, noise=NOISE, tau=st.none() | SIGMA),
-    # dpmask.rivals: the Gaussian mechanism on X^T X (chapter 9)
-    ("rivals", "gram_sensitivity"): dict(p=P),
-    ("rivals", "sigma_gram"): dict(eps=EPS, delta=DELTA, p=P),
-    ("rivals", "gram_noise"): dict(p=CHEAP_SIZE(st.sampled_from([1, 2, 3, 5, 8193, 10**9, 2**63])), tau=SIGMA,
+    # dpmask.gram (chapter 9 calls it under dpmask.rivals): the Gaussian mechanism on X^T X
+    ("gram", "gram_sensitivity"): dict(p=P),
+    ("gram", "sigma_gram"): dict(eps=EPS, delta=DELTA, p=P),
+    ("gram", "gram_noise"): dict(p=CHEAP_SIZE(st.sampled_from([1, 2, 3, 5, 8193, 10**9, 2**63])), tau=SIGMA,
                                    size=st.sampled_from([None, 2, (2, 2), 0, -1, 10**12, "x"]), rng=RNG),
-    ("rivals", "release_gram"): dict(X=X, tau=SIGMA, rng=RNG),
-    ("rivals", "gram_noise_cov"): dict(p=CHEAP_SIZE(st.sampled_from([1, 2, 3, 5, 8193, 10**9, 2**63])), tau=SIGMA),
-    ("rivals", "mask_noise_cov"): dict(K=GRAM, n=N, sigma=SIGMA),
-    ("rivals", "first_order_errors"): dict(K=GRAM, cov=COV, response=SMALL_INT | st.sampled_from([-1, -3])),
-    ("rivals", "error_coefficients"): dict(M=GRAM, response=SMALL_INT | st.sampled_from([-1, -3])),
-    ("rivals", "example_moments"): dict(p=P | mix(st.sampled_from([4, 6, 7]))),
-    ("rivals", "sigma_low_large_n"): dict(eps=EPS, delta=DELTA, n=N, p=P),
+    ("gram", "release_gram"): dict(X=X, tau=SIGMA, rng=RNG),
+    ("gram", "gram_noise_cov"): dict(p=CHEAP_SIZE(st.sampled_from([1, 2, 3, 5, 8193, 10**9, 2**63])), tau=SIGMA),
+    ("gram", "mask_noise_cov"): dict(K=GRAM, n=N, sigma=SIGMA),
+    ("gram", "first_order_errors"): dict(K=GRAM, cov=COV, response=SMALL_INT | st.sampled_from([-1, -3])),
+    ("gram", "error_coefficients"): dict(M=GRAM, response=SMALL_INT | st.sampled_from([-1, -3])),
+    ("gram", "example_moments"): dict(p=P | mix(st.sampled_from([4, 6, 7]))),
+    ("gram", "sigma_low_large_n"): dict(eps=EPS, delta=DELTA, n=N, p=P),
     # dpmask.wishart: exact privacy of Setting B for p = 2 (section 7a)
     ("wishart", "log_hyp0f1_2x2"): dict(b=mix(st.sampled_from([1.5, 2, 50, 5e6, 5e6 + 1, 1.0])), z1=LAM, z2=LAM),
     ("wishart", "wishart_log_ratio"): dict(T=GRAM, n=N_CHEAP, K=GRAM, K_prime=GRAM, sigma=SIGMA),
@@ -536,16 +536,16 @@ VALID = {
     ("widgets", "block_numbers"): dict(eps=0.1, delta=0.01, n=1000, p=5, block=100),
     ("widgets", "inference_numbers"): dict(eps=0.1, delta=0.01, n=1000, target=0.05),
     ("widgets", "rivals_numbers"): dict(eps=0.1, delta=0.01, n=1000, p=2, estimand="ols", target=0.01),
-    ("rivals", "gram_sensitivity"): dict(p=5),
-    ("rivals", "sigma_gram"): dict(eps=0.1, delta=0.01, p=5),
-    ("rivals", "gram_noise"): dict(p=3, tau=1.0, size=2, rng=0),
-    ("rivals", "release_gram"): dict(X=_M62, tau=1.0, rng=0),
-    ("rivals", "gram_noise_cov"): dict(p=2, tau=1.0),
-    ("rivals", "mask_noise_cov"): dict(K=_G2, n=10, sigma=1.0),
-    ("rivals", "first_order_errors"): dict(K=_G2, cov=_COV2, response=-1),
-    ("rivals", "error_coefficients"): dict(M=_G2, response=-1),
-    ("rivals", "example_moments"): dict(p=3),
-    ("rivals", "sigma_low_large_n"): dict(eps=0.1, delta=0.01, n=10**4, p=2),
+    ("gram", "gram_sensitivity"): dict(p=5),
+    ("gram", "sigma_gram"): dict(eps=0.1, delta=0.01, p=5),
+    ("gram", "gram_noise"): dict(p=3, tau=1.0, size=2, rng=0),
+    ("gram", "release_gram"): dict(X=_M62, tau=1.0, rng=0),
+    ("gram", "gram_noise_cov"): dict(p=2, tau=1.0),
+    ("gram", "mask_noise_cov"): dict(K=_G2, n=10, sigma=1.0),
+    ("gram", "first_order_errors"): dict(K=_G2, cov=_COV2, response=-1),
+    ("gram", "error_coefficients"): dict(M=_G2, response=-1),
+    ("gram", "example_moments"): dict(p=3),
+    ("gram", "sigma_low_large_n"): dict(eps=0.1, delta=0.01, n=10**4, p=2),
     ("wishart", "log_hyp0f1_2x2"): dict(b=2.5, z1=1.0, z2=0.5),
     ("wishart", "wishart_log_ratio"): dict(T=_G2, n=10, K=_G2, K_prime=np.eye(2), sigma=1.0),
     ("wishart", "sample_wishart_2x2"): dict(n=10, Lambda=_G2, size=2, rng=0),

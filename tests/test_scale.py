@@ -24,7 +24,7 @@ from scipy import stats
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 
-from dpmask import scale  # noqa: E402
+from dpmask import dask_write, scale  # noqa: E402
 from dpmask.mechanisms import release_b, release_block  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -394,13 +394,13 @@ def test_a_temporary_held_by_a_running_write_is_left_alone(tmp_path, name, write
     pytest.importorskip("zarr")
     busy = tmp_path / f".{name}.0123456789ab.tmp"
     busy.write_bytes(b"in progress")
-    fd = scale._claim(str(busy))
+    fd = dask_write._claim(str(busy))
     Y = scale.release_block_dask(scale.random_data_dask(200, 2, chunks=100, rng=15), 1.0, rng=16)
     try:
         writer(Y, tmp_path / name)
         assert busy.read_bytes() == b"in progress"
     finally:
-        scale._unclaim(fd)
+        dask_write._unclaim(fd)
     writer(Y, tmp_path / name)  # released: now stale, and removed
     assert sorted(os.listdir(tmp_path)) == [name]
 

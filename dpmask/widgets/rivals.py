@@ -23,7 +23,7 @@ _LABELS = {
 
 @functools.lru_cache(maxsize=16)
 def _coefficients(p):
-    from .. import rivals
+    from .. import gram as rivals
 
     return rivals.error_coefficients(rivals.example_moments(p))
 
@@ -31,7 +31,7 @@ def _coefficients(p):
 @functools.lru_cache(maxsize=256)
 def _sigmas(eps, delta, p):
     """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs."""
-    from .. import rivals
+    from .. import gram as rivals
     from ..exact import analytic_gaussian_sigma
 
     return float(rivals.sigma_gram(eps, delta, p)), float(analytic_gaussian_sigma(eps, delta))
@@ -39,7 +39,8 @@ def _sigmas(eps, delta, p):
 
 def _rmse(kind, eps, delta, n, p, estimand):
     """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
-    from .. import bounds, rivals
+    from .. import bounds
+    from .. import gram as rivals
 
     b, c = _coefficients(int(p))[estimand]
     tau, s_a = _sigmas(float(eps), float(delta), int(p))
