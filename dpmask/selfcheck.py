@@ -102,6 +102,8 @@ def _sigma_perp():
     return float(orthogonal_family_sigma(0.1, 0.01, 100.0)[1])
 
 
+#: Every self-check question of the course page, by its id (``"ch1-a"``, ...): its text, its unit,
+#: its tolerance and how the package computes its answer.
 QUESTIONS: dict[str, Question] = {
     "ch1-a": Question(
         "For ε = 0.1, δ = 0.01 and one column (p = 1), Theorem 3.4's sufficient noise σ₀ for Setting B "
