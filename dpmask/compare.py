@@ -119,6 +119,24 @@ def _solve_all(H, b):
         return np.einsum("...ij,...j->...i", np.linalg.pinv(H), b)
 
 
+def _fit_corrected(Gc, G, n, k, beta, **noise_model):
+    """Slopes, positive-definiteness flags and 95 % coverage from a stack of noisy Gram matrices.
+
+    ``Gc`` are the corrected Gram matrices the slopes are solved from; ``G`` the released ones
+    that :func:`~dpmask.inference.ols_from_gram` takes, with ``noise_model`` (``sigma=`` for
+    masking, ``noise="gram", tau=`` for the rival) for its conditional intervals, computed where
+    the predictor block of ``Gc`` is positive definite (elsewhere the interval counts as a miss).
+    """
+    not_pd_block = np.linalg.eigvalsh(Gc[:, :k, :k])[:, 0] <= 0
+    covered = np.zeros((len(Gc), k), dtype=bool)
+    ok = ~not_pd_block
+    if ok.any():
+        fit = ols_from_gram(G[ok], n, k, conditional=True, **noise_model)
+        covered[ok] = np.abs(fit.coef - beta) <= _Z975 * fit.se
+    return {"coef": _solve_all(Gc[:, :k, :k], Gc[:, :k, k]), "not_pd": np.linalg.eigvalsh(Gc)[:, 0] <= 0,
+            "not_pd_block": not_pd_block, "covered": covered}
+
+
 def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
     """Draw ``reps`` releases of one mechanism and fit the slopes of the last column.
 
@@ -135,29 +153,12 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
     if kind in ("A", "B0", "Blow"):
         s = lv["sigma"]
         G = simulate_gram(K, n, s, size=reps, rng=rng)
-        Gc = G - n * s**2 * np.eye(p)
-        out["coef"] = _solve_all(Gc[:, :k, :k], Gc[:, :k, k])
-        out["not_pd"] = np.linalg.eigvalsh(Gc)[:, 0] <= 0
-        out["not_pd_block"] = np.linalg.eigvalsh(Gc[:, :k, :k])[:, 0] <= 0
-        covered = np.zeros((reps, k), dtype=bool)
-        ok = ~out["not_pd_block"]
-        if ok.any():
-            fit = ols_from_gram(G[ok], n, k, s, conditional=True)
-            covered[ok] = np.abs(fit.coef - beta) <= _Z975 * fit.se
-        out["covered"] = covered
+        out.update(_fit_corrected(G - n * s**2 * np.eye(p), G, n, k, beta, sigma=s))
     elif kind in ("gram", "gram_table"):
         tau = lv["tau"]
         G = K + gram.gram_noise(p, tau, size=reps, rng=rng)
         if kind == "gram":
-            out["coef"] = _solve_all(G[:, :k, :k], G[:, :k, k])
-            out["not_pd"] = np.linalg.eigvalsh(G)[:, 0] <= 0
-            out["not_pd_block"] = np.linalg.eigvalsh(G[:, :k, :k])[:, 0] <= 0
-            covered = np.zeros((reps, k), dtype=bool)
-            ok = ~out["not_pd_block"]
-            if ok.any():
-                fit = ols_from_gram(G[ok], n, k, noise="gram", tau=tau, conditional=True)
-                covered[ok] = np.abs(fit.coef - beta) <= _Z975 * fit.se
-            out["covered"] = covered
+            out.update(_fit_corrected(G, G, n, k, beta, noise="gram", tau=tau))
         else:
             Gp = field.psd_projection(G)          # the Gram matrix of gram_table's output, exactly
             out["coef"] = _solve_all(Gp[:, :k, :k], Gp[:, :k, k])
