@@ -104,6 +104,8 @@ def _sigma_perp():
 
 #: Every self-check question of the course page, by its id (``"ch1-a"``, ...): its text, its unit,
 #: its tolerance and how the package computes its answer.
+#:
+#: :meta hide-value:
 QUESTIONS: dict[str, Question] = {
     "ch1-a": Question(
         "For ε = 0.1, δ = 0.01 and one column (p = 1), Theorem 3.4's sufficient noise σ₀ for Setting B "
