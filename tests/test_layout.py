@@ -47,8 +47,17 @@ def _directive_body(token) -> tuple[str, str | None, int]:
     return "\n".join(lines[skip:]), m.group("name").strip(), skip + 1
 
 
+def _open_math(paragraph_lines) -> bool:
+    """True when the paragraph's text leaves an inline ``$`` open (an odd count of unescaped ``$``)."""
+    text = re.sub(r"`[^`]*`", "", "\n".join(paragraph_lines)).replace("$$", "")
+    return len(re.findall(r"(?<!\\)\$", text)) % 2 == 1
+
+
 def accidental_lists(text: str, md=None, offset: int = 0) -> list[tuple[int, str]]:
-    """[(line, text)] of every ordered list in *text* that interrupts a paragraph (0-based lines)."""
+    """[(line, text)] of every list in *text* that interrupts a paragraph by accident (0-based lines).
+
+    An ordered list always (a wrapped "(kurtosis\\n1)"); a bullet list when the paragraph before it
+    leaves inline math open (a formula wrapped before "+ ", "- " or "* ")."""
     md = md or _parser()
     tokens = md.parse(text)
     lines = text.split("\n")
@@ -59,13 +68,19 @@ def accidental_lists(text: str, md=None, offset: int = 0) -> list[tuple[int, str
             if name and name not in _NOT_MARKDOWN and tok.map:
                 found += accidental_lists(body, md, offset + tok.map[0] + skip)
             continue
-        if tok.type != "ordered_list_open" or not tok.map:
+        if tok.type not in ("ordered_list_open", "bullet_list_open") or not tok.map:
             continue
         # the block just before the list, at the same level
-        prev = next((t for t in reversed(tokens[:i]) if t.level == tok.level and t.nesting >= 0 and t.block), None)
-        if prev is not None and prev.type == "paragraph_open" and prev.map and prev.map[1] == tok.map[0]:
-            line = tok.map[0]
-            found.append((offset + line, lines[line - 1].strip() + " ⏎ " + lines[line].strip()))
+        j, prev = next(((j, t) for j, t in reversed(list(enumerate(tokens[:i])))
+                        if t.level == tok.level and t.nesting >= 0 and t.block), (None, None))
+        if prev is None or prev.type != "paragraph_open" or not prev.map or prev.map[1] != tok.map[0]:
+            continue
+        # a bullet list after a paragraph line is usually meant ("Two cases:\n- ..."), unless the
+        # paragraph stops inside inline math: "$a\n+ b$" wrapped before a plus sign
+        if tok.type == "bullet_list_open" and not _open_math(lines[prev.map[0]:prev.map[1]]):
+            continue
+        line = tok.map[0]
+        found.append((offset + line, lines[line - 1].strip() + " ⏎ " + lines[line].strip()))
     return found
 
 
@@ -97,6 +112,11 @@ def test_the_detector_sees_an_accidental_list_and_spares_a_real_one():
     assert not accidental_lists("```python\nx = (a\n1) + b\n```\n", md)
     assert accidental_lists("- an item whose text wraps (see\n  1) below)\n", md)  # inside a bullet too
     assert not accidental_lists("The value is 1. Then\n2. is not a list start.\n", md)
+    # chapter 9's second slip: a formula wrapped before a plus sign turns its tail into a bullet
+    assert accidental_lists("the tensor $a_{bc}\\delta_{ad}\n+ b_{bd}$ of the cross terms.\n", md)
+    assert accidental_lists("with $x\n- y$ here.\n", md)
+    assert not accidental_lists("Two cases:\n- one\n- two\n", md)  # a list meant after a line
+    assert not accidental_lists("Here $x$ and $y$:\n- one\n", md)   # math closed before the list
 
 
 def test_no_paragraph_line_turns_into_a_numbered_list():
@@ -104,8 +124,9 @@ def test_no_paragraph_line_turns_into_a_numbered_list():
     slips = [f"{where}, line {line}: {context!r}" for where, text in _markdown_sources()
              for line, context in accidental_lists(text, md)]
     assert not slips, (
-        "a line beginning '1. ' or '1) ' inside a paragraph starts a numbered list; rewrap the "
-        "sentence (or put a blank line before a list you mean):\n" + "\n".join(slips)
+        "a line beginning '1. ' or '1) ' inside a paragraph starts a numbered list, and one beginning "
+        "'+ ', '- ' or '* ' inside inline math a bullet list; rewrap the sentence (or put a blank "
+        "line before a list you mean):\n" + "\n".join(slips)
     )
 
 
