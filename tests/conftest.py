@@ -271,15 +271,22 @@ class _NotebookRecorder:
 
     def _store(self):
         from jupyter_cache import get_cache
-        from jupyter_cache.base import CacheBundleIn
+        from jupyter_cache.base import CacheBundleIn, CachingError
 
         self.nb.metadata["language_info"] = self._language_info()
         self.client.set_widgets_metadata()
-        get_cache(str(JUPYTER_CACHE)).cache_notebook_bundle(
-            CacheBundleIn(self.nb, str(self.path), data={"execution_seconds": self.seconds}),
-            check_validity=False,
-            overwrite=True,
-        )
+        # A record of the same code is kept, not replaced: the book already built may have been
+        # rendered from it, and an incremental build does not re-read an unchanged page, so a
+        # replaced record (chapter 8's timings) would make the student edition, built afresh from
+        # the cache, differ from the full edition's page.
+        try:
+            get_cache(str(JUPYTER_CACHE)).cache_notebook_bundle(
+                CacheBundleIn(self.nb, str(self.path), data={"execution_seconds": self.seconds}),
+                check_validity=False,
+                overwrite=False,
+            )
+        except CachingError:
+            pass
 
 
 def _recorder(item):
