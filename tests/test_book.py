@@ -28,6 +28,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from _ext_import import ext_module
+
 ROOT = Path(__file__).resolve().parents[1]
 # jupyter-book writes to <OUT>/_build/html; DPMASK_BOOK_OUT moves it (e.g. to a scratch folder).
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
@@ -119,12 +121,7 @@ def server(built_book):
 
 def _chromium_args():
     """The offline, as-root launch flags, kept in one place with the PDF printer's (_ext/editions.py)."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        from editions import CHROMIUM_ARGS
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
-    return list(CHROMIUM_ARGS)
+    return list(ext_module("editions").CHROMIUM_ARGS)
 
 
 @pytest.fixture(scope="session")
@@ -440,12 +437,7 @@ def test_tables_printed_by_cells_render_as_tables(built_book):
 
 
 def _book_numbers_from_html():
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        from sync_numbers import book_numbers
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
-    return book_numbers(HTML)
+    return ext_module("sync_numbers").book_numbers(HTML)
 
 
 def _source_numbering_problems(sources, num, eqno, titles, sections):

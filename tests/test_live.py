@@ -36,6 +36,8 @@ from pathlib import Path
 
 import pytest
 
+from _ext_import import ext_module
+
 pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,13 +116,8 @@ def lab(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        from editions import CHROMIUM_ARGS
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
         yield b
         b.close()
 

@@ -200,7 +200,6 @@ def test_workflow_pushes_the_solution_free_tree_to_the_students_branch():
 
 def test_students_commit_holds_the_tree_without_solutions_and_no_history(tmp_path):
     """The commit the workflow pushes: HEAD's tree, chapters/*.ipynb without solutions, no parent."""
-    sys.path.insert(0, str(ROOT / "_ext"))
     from solutions import write_solution_free_tree
 
     repo = tmp_path / "repo"
@@ -584,7 +583,6 @@ def student_notebook_gaps(full_nb, student_nb):
 
 def test_student_notebooks_need_nothing_from_the_solutions():
     """Run top to bottom, a solution-free notebook never reads a name or glued value only a solution defined."""
-    sys.path.insert(0, str(ROOT / "_ext"))
     from solutions import strip_solutions
 
     full = json.loads((ROOT / "chapters" / "01_introduction.ipynb").read_text())
