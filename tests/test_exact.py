@@ -17,6 +17,8 @@ from dp_accounting import gaussian_mechanism as dpa
 from dpmask import bounds, exact, ncx2_pairs
 from dpmask.table import PAPER_TABLE1
 
+from _mp_ncx2 import log_ratio_threshold
+
 EPS_GRID = np.logspace(-5, 3, 9)
 DELTA_GRID = np.array([1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 0.05, 0.3, 0.5])
 
@@ -230,20 +232,8 @@ def _mp_one_minus_delta(eps, sigma, n, dps=50):
     """1 - delta for the pair (||X||^2, ||X'||^2) = (1, 0): P_1(T <= c) + e^eps P_0(T > c), each
     term a positive sum (no cancellation), c the threshold where the log density ratio is eps."""
     with mp.workdps(dps):
-        e, lam, half = mp.mpf(eps), 1 / mp.mpf(sigma) ** 2, mp.mpf(n) / 2
-        def log_ratio(t):
-            return -lam / 2 + mp.log(mp.hyp0f1(half, lam * t / 4))
-
-        lo, hi = mp.mpf(0), mp.mpf(n) + lam + 10
-        while log_ratio(hi) < e:
-            hi *= 2
-        for _ in range(300):
-            mid = (lo + hi) / 2
-            if log_ratio(mid) < e:
-                lo = mid
-            else:
-                hi = mid
-        c = (lo + hi) / 2
+        e, lam = mp.mpf(eps), 1 / mp.mpf(sigma) ** 2
+        c = log_ratio_threshold(e, n, lam)
         # mpmath's lower incomplete gamma does not converge at order 5e5; there P_1(T <= c) is
         # not small (delta is far from 1 at df = 1e6), and 1 - P_1(T > c) loses nothing
         below = (_mp_ncx2_tail(c, n, lam, upper=False) if n <= 10**4

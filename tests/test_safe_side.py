@@ -34,6 +34,8 @@ import pytest
 
 from dpmask import bounds, exact, rivals
 
+from _mp_ncx2 import log_ratio_threshold
+
 MARGINS = {}
 
 
@@ -149,26 +151,10 @@ def mp_pair_delta(eps, sigma, n, a, b):
     {T > c}, c the root of the log density ratio = eps (bisection, the ratio increasing in t);
     delta = P_a(T > c) - e^eps P_b(T > c), at 40 digits."""
     with mp.workdps(40):
-        e, s2 = mp.mpf(eps), mp.mpf(sigma) ** 2
-        la, lb, half = mp.mpf(a) / s2, mp.mpf(b) / s2, mp.mpf(n) / 2
-
-        def log_ratio(t):
-            r = -(la - lb) / 2 + mp.log(mp.hyp0f1(half, la * t / 4))
-            return r - mp.log(mp.hyp0f1(half, lb * t / 4)) if lb > 0 else r
-
-        lo, hi = mp.mpf(0), mp.mpf(n) + la + 10
-        while log_ratio(hi) < e:
-            hi *= 2
-        for _ in range(400):
-            mid = (lo + hi) / 2
-            if log_ratio(mid) < e:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < hi * mp.mpf(10) ** -35:
-                break
-        c = (lo + hi) / 2
-        return mp_ncx2_sf(c, n, la, dps=40) - mp.exp(e) * mp_ncx2_sf(c, n, lb, dps=40)
+        s2 = mp.mpf(sigma) ** 2
+        la, lb = mp.mpf(a) / s2, mp.mpf(b) / s2
+        c = log_ratio_threshold(eps, n, la, lb)
+        return mp_ncx2_sf(c, n, la, dps=40) - mp.exp(mp.mpf(eps)) * mp_ncx2_sf(c, n, lb, dps=40)
 
 
 # --------------------------------------------------------------------------- the Gaussian curves
