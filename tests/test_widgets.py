@@ -8,7 +8,6 @@ explorer is checked against direct quadrature of G_q.
 
 import math
 import re
-import time
 
 import numpy as np
 import pytest
@@ -353,8 +352,7 @@ def test_tightness_keeps_going_ahead_of_a_reader_pressing_one_key():
     others = [c.value for c in box.children[0].children[1:]]
     ahead = [T._setting((_browser_step(value, -3, 0.05, k), *others)) for k in range(1, 6)]
     assert ahead == state.plan()[1:6]  # next in line: the coming presses along the same slider
-    deadline = time.monotonic() + 600
-    while any(None in T._known(T._needs(*setting)) for setting in ahead):  # and solved, with nothing moving
-        assert time.monotonic() < deadline, "the next presses were not solved ahead"
-        time.sleep(0.05)
+    assert T._SCHEDULER.settle(timeout=600)  # a hang guard: the workers finish what they planned
+    unsolved = [setting for setting in ahead if None in T._known(T._needs(*setting))]
+    assert not unsolved, f"the next presses were not solved ahead: {unsolved}"  # with nothing moving
     state.close()  # stop solving ahead for it
