@@ -11,10 +11,11 @@ about 0.1 s a point at n = 10^5).  So that a slider answers with it at once:
   2.8-fold).  One solves ahead, at a low priority; the other only the setting on show when it
   is missing;
 * the first solves the slider positions a reader is likely to reach next (:func:`_plan`: one
-  key press away along every slider, and further ahead along the slider being pressed while
-  keys are pressed), many per call, before the reader gets there.  The slider positions are
-  the grid: every value kept is ``sigma_lower_bound`` at one position, from a vectorised call
-  that treats each point on its own (bit for bit the value of a call at that point alone);
+  and two key presses away along every slider, and further ahead along the slider being pressed
+  while keys are pressed), many per call, before the reader gets there.  The slider positions are
+  the grid: every value kept is ``sigma_lower_bound`` at one position, from one vectorised call
+  for all the points of a batch, both statistics together, that treats each point on its own
+  (bit for bit the value of a call at that point alone);
 * a setting not solved yet shows the rest of the panel at once, marked "computing the lower
   bound", and the complete panel as soon as its values arrive.
 
@@ -132,29 +133,26 @@ def _upper(eps, delta, n, ps):
 
 
 def _solve(points):
-    """``sigma_lower_bound`` at every point (eps, delta, n, statistic, p): one vectorised call per statistic.
+    """``sigma_lower_bound`` at every point (eps, delta, n, statistic, p): one vectorised search for all.
 
     Returns a dict point -> float, or -> the error's text for a point whose search failed.
     """
     from .. import audit
 
-    out = {}
-    for stat in ("projection", "frobenius"):
-        group = [pt for pt in points if pt[3] == stat]
-        if not group:
-            continue
-        eps, delta, n, _, p = zip(*group)
-        try:
-            values = np.atleast_1d(audit.sigma_lower_bound(np.array(eps), np.array(delta), np.array(n),
-                                                           np.array(p), statistic=stat))
-            out.update(zip(group, (float(v) for v in values)))
-        except Exception:  # one bad point must not sink the others: solve them one by one
-            for pt in group:
-                try:
-                    out[pt] = float(audit.sigma_lower_bound(pt[0], pt[1], pt[2], pt[4], statistic=stat))
-                except Exception as err:  # shown in the panel
-                    out[pt] = f"{type(err).__name__}: {err}"
-    return out
+    if not points:
+        return {}
+    eps, delta, n, stat, p = zip(*points)
+    try:
+        values = audit._sigma_lower_bounds(np.array(eps), np.array(delta), np.array(n), np.array(p), np.array(stat))
+        return dict(zip(points, (float(v) for v in values)))
+    except Exception:  # one bad point must not sink the others: solve them one by one
+        out = {}
+        for pt in points:
+            try:
+                out[pt] = float(audit.sigma_lower_bound(pt[0], pt[1], pt[2], pt[4], statistic=pt[3]))
+            except Exception as err:  # shown in the panel
+                out[pt] = f"{type(err).__name__}: {err}"
+        return out
 
 
 class _Worker:
@@ -372,18 +370,20 @@ def _ring(raw, r=1):
 def _plan(raw, move, streak):
     """Settings to solve, most likely next first.
 
-    At rest, or after a jump: one key press away along every slider.  After *streak* single key
-    presses in a row: further ahead along the last move (two more positions per press, up to 12),
-    then one press away along every slider from here and from the next two positions, then two.
+    At rest, or after a jump: one key press away along every slider, then two (so that a reader's
+    first two presses on any slider find their settings solved, and the third has the time of two
+    answers to be solved).  After *streak* single key presses in a row: further ahead along the
+    last move (two more positions per press, up to 12), then one press away along every slider
+    from here and from the next two positions, then two presses away along every slider.
     """
     if move is None or streak == 0:
-        out = [raw, *_ring(raw)]
+        out = [raw, *_ring(raw), *_ring(raw, 2)]
     else:
         ahead = [_step(raw, move[0], move[1] * r) for r in range(1, min(12, 2 + 2 * streak) + 1)]
         out = [raw, *ahead, *_ring(raw)]
         for base in ahead[:2]:
             out += _ring(base) if base is not None else []
-        out += _ring(raw, 2) if streak >= 2 else []
+        out += _ring(raw, 2)
     seen, plan = set(), []
     for values in out:
         if values is None:
