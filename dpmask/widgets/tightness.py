@@ -1,9 +1,11 @@
 """The tightness explorer: the paper's bounds against exact curves and lower bounds (chapter 7).
 
 Its slow part is Setting B's lower bound, :func:`dpmask.audit.sigma_lower_bound`: an exact
-nested search.  Its cost is mostly fixed at small n (about 0.3 s per call on an idle core, for
-one point or for eighty) and grows with each point at large n (the noncentral chi-square tails:
-about 0.1 s a point at n = 10^5).  So that a slider answers with it at once:
+nested search.  Its cost is mostly fixed, scipy's set-up of each vectorised root search: on an
+idle core one call takes about 0.15 s for one point, 0.2-0.25 s for the ten points of one
+setting (nine plotted columns and the Frobenius bound, both statistics in one call), 0.3-0.35 s
+for eighty at n <= 1000 and 0.25 s for twelve at n = 10^5 (measured 26 Nov 2026).  So that a
+slider answers with it at once:
 
 * two worker processes (``python -m dpmask.widgets._worker``, started once per Python process
   and shared by every tightness explorer) run the searches, so that the kernel's thread stays
@@ -167,6 +169,7 @@ class _Worker:
         self.proc = None
         self.failed = False
         self.deaths = 0
+        self.lock = threading.Lock()  # the kernel's thread starts it early, the scheduler's thread on demand
 
     def _start(self):
         import os
@@ -187,8 +190,9 @@ class _Worker:
 
     def start(self):
         """Start the process now (its imports take a second or two), unless it runs or cannot run."""
-        if self.proc is None and not self.failed:
-            self._start()
+        with self.lock:
+            if self.proc is None and not self.failed:
+                self._start()
 
     def solve(self, points):
         import pickle
@@ -245,7 +249,7 @@ def _take(plan, limit, first=False):
 
 
 def _points_per_call(n):
-    """About a second's work on an idle core: each search costs more at large n (the chi-square tails)."""
+    """About a third of a second's work on an idle core: each search costs more at large n (the chi-square tails)."""
     return 80 if n <= 1000 else 30 if n <= 10**4 else 12
 
 
@@ -272,6 +276,11 @@ class _Scheduler:
             for name in self.events:
                 threading.Thread(target=self._run, args=(name,), name=f"dpmask-tightness-{name}", daemon=True).start()
         self.wake()
+
+    def start_workers(self):
+        """Start both worker processes now, so that they import while the first drawing is made."""
+        for worker in self.workers.values():
+            worker.start()
 
     def wake(self):
         for event in self.events.values():
@@ -585,6 +594,7 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
         children: the sliders (in a ``VBox``), the ``HTML`` panel and the
         ``Image`` with the plot.
     """
+    _SCHEDULER.start_workers()  # they import dpmask (a second or two) while the first drawing is made here
     state = _Explorer(eps, delta, n, p)
     for control in state.controls:
         control.observe(state.update, names="value")
