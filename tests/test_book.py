@@ -175,21 +175,6 @@ def _wait_for_mathjax(page):
     )
 
 
-@pytest.mark.parametrize("page_name", _toc_pages())
-def test_page_renders_offline(browser, server, page_name):
-    page, context, errors, outside = _visit(browser, f"{server}/{page_name}.html")
-    try:
-        _wait_for_mathjax(page)
-        assert page.locator("mjx-merror").count() == 0, "MathJax reported an error"
-        html = page.content()
-        if "application/vnd.jupyter.widget-view+json" in html:
-            page.wait_for_selector(".jupyter-widgets, .widget-slider, .widget-box", timeout=30000)
-        assert not errors, f"console errors on {page_name}: {errors}"
-        assert not outside, f"{page_name} tried to leave localhost: {outside}"
-    finally:
-        context.close()
-
-
 def test_search_finds_lemma_5_5(browser, server):
     page, context, errors, outside = _visit(browser, f"{server}/search.html?q=Lemma+5.5")
     try:
@@ -255,47 +240,68 @@ _PHONE_PROBLEMS = """
 """
 
 
-def _phone_problems(page):
-    _wait_for_mathjax(page)
+def _widgets_drawn(page):
     if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
         page.wait_for_selector(".jupyter-widgets, .widget-slider, .widget-box", timeout=30000)
-    return page.evaluate(_PHONE_PROBLEMS)
+
+
+# One layout rule of _static/dpmask-layout.css undone on a page that needs it, and what the phone
+# check must then say: the check has to be able to fail at each kind of slip it guards against.
+_SLIPS = {
+    # the theme's own inline-math rule: long inline formulas cut off at the text's width
+    "chapters/05_proofs": (".bd-article span.math { overflow: hidden !important; }", "content cut off"),
+    # the equation number beside the equation again, narrowing its scroll box
+    "chapters/07a_exact_p2": (".bd-article div.math { flex-direction: row-reverse !important; }", "scrolls in"),
+    # the key column scrolls away with the others
+    "chapters/concordance": (".bd-article table > * > tr > :first-child { position: static !important; }",
+                             "key column leaves"),
+    # a wide block without a box of its own pushes the page sideways
+    "chapters/api": (".bd-article p code.literal span.pre { white-space: nowrap !important; }", "scrolls sideways"),
+}
+DESKTOP = {"width": 1280, "height": 800}
 
 
 @pytest.mark.parametrize("page_name", _toc_pages())
-def test_page_reads_on_a_phone(browser, server, page_name):
+def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
+    """Every page, opened once on a phone (390 px, mobile emulation), then widened to a desktop's 1280 px.
+
+    On the phone: MathJax typesets without an error, the widgets are drawn from their saved state,
+    nothing is asked of any host but localhost, no console error, and the layout has none of the
+    problems of ``_PHONE_PROBLEMS``.  Widened: still no MathJax or console error.  On the pages of
+    ``_SLIPS``, one layout rule undone must then be reported.
+
+    One visit serves both widths because typesetting a chapter's mathematics is most of a visit's
+    time (5 s for chapter 5): two visits per page cost ``make test`` about 50 s.  What a desktop
+    visit of its own would add: a console error raised only by a page first loaded at desktop
+    width (widening the page runs the scripts' resize handlers, and is checked).
+    """
     page, context, errors, outside = _visit(browser, f"{server}/{page_name}.html", **PHONE)
     try:
-        problems = _phone_problems(page)
+        _wait_for_mathjax(page)
+        assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name}"
+        _widgets_drawn(page)
+        problems = page.evaluate(_PHONE_PROBLEMS)
         assert not problems, f"{page_name} at 390 px:\n" + "\n".join(problems)
         assert not errors, f"console errors on {page_name} at 390 px: {errors}"
-        assert not outside, outside
-    finally:
-        context.close()
-
-
-def test_the_phone_check_sees_each_slip(browser, server):
-    """Undo each layout rule of _static/dpmask-layout.css on a page that needs it: the check must complain."""
-    slips = {
-        # the theme's own inline-math rule: long inline formulas cut off at the text's width
-        "chapters/05_proofs": (".bd-article span.math { overflow: hidden !important; }", "content cut off"),
-        # the equation number beside the equation again, narrowing its scroll box
-        "chapters/07a_exact_p2": (".bd-article div.math { flex-direction: row-reverse !important; }", "scrolls in"),
-        # the key column scrolls away with the others
-        "chapters/concordance": (".bd-article table > * > tr > :first-child { position: static !important; }", "key column leaves"),
-        # a wide block without a box of its own pushes the page sideways
-        "chapters/api": (".bd-article p code.literal span.pre { white-space: nowrap !important; }", "scrolls sideways"),
-    }
-    for page_name, (css, expected) in slips.items():
-        page, context, errors, outside = _visit(browser, f"{server}/{page_name}.html", **PHONE)
-        try:
-            assert _phone_problems(page) == [], page_name
+        assert not outside, f"{page_name} tried to leave localhost: {outside}"
+        page.set_viewport_size(DESKTOP)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name} at 1280 px"
+        assert not errors, f"console errors on {page_name} at 1280 px: {errors}"
+        if page_name in _SLIPS:
+            css, expected = _SLIPS[page_name]
+            page.set_viewport_size(PHONE["viewport"])
+            assert page.evaluate(_PHONE_PROBLEMS) == [], f"{page_name} back at 390 px"
             page.add_style_tag(content=css)
             page.wait_for_timeout(100)
             found = page.evaluate(_PHONE_PROBLEMS)
             assert any(expected in p for p in found), (page_name, css, found)
-        finally:
-            context.close()
+    finally:
+        context.close()
+
+
+def test_every_slip_is_planted_on_a_page_of_the_book():
+    assert set(_SLIPS) <= set(_toc_pages())
 
 
 # --- what the cells print --------------------------------------------------------------------
