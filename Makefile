@@ -48,17 +48,20 @@ badge: $(STAMP)
 # The markers are set by tests/conftest.py from each test's path and fixtures (new tests inherit
 # them): notebook, book, browser, cluster, slow, live, publish, heavy.
 PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+LANES := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python tests/lanes.py
 
 # Everything but the slow checks: unit, property, doctests, the cluster, every chapter (nbval),
 # then the book built from nbval's executions (no notebook runs twice) and the browser.
+# Two lanes, one per core (tests/lanes.py): the chapters and then the book built from them with
+# its browser checks in one pytest session; the package's own tests beside it in another.
 test: $(STAMP)
-	$(PYTEST) -m "not slow and not live" --durations=10
+	$(LANES) "(notebook or book) and not (slow or live)" "not (notebook or book or slow or live)" -- --durations=10
 
 # The package alone: its unit, property and doctests that take well under a second each (the
 # few that take seconds are marked heavy in tests/conftest.py); no notebook, book, browser,
-# cluster or publishing check.
+# cluster or publishing check.  Two pytest-xdist workers, one per core (the tests are independent).
 test-quick: $(STAMP)
-	$(PYTEST) -m "not (notebook or book or browser or cluster or slow or live or publish or heavy)"
+	$(PYTEST) -n 2 -m "not (notebook or book or browser or cluster or slow or live or publish or heavy)"
 
 # The checks too long for `make test` (each says in its docstring or mark what it detects).
 test-slow: $(STAMP)

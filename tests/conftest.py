@@ -20,7 +20,8 @@ take well under a second each.  ``make test`` deselects ``slow`` and ``live``, `
 runs only those.
 
 Order: the other tests first, then every chapter's cells (nbval), then the tests that need the
-book.  When nbval has run every cell of a notebook without an error, :class:`_NotebookRecorder`
+book.  ``make test`` runs the last two in one session and the others beside it in a second
+(``tests/lanes.py``, one per core), so the hand-over below happens within one session.  When nbval has run every cell of a notebook without an error, :class:`_NotebookRecorder`
 stores the executed notebook in the book's jupyter-cache, exactly as myst-nb's ``cache`` mode
 would after executing it with nbclient: the kernel's messages go through nbclient's own
 ``process_message`` (outputs, display updates, ``clear_output``, widget state with its binary
