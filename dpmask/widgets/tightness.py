@@ -487,7 +487,7 @@ class _Explorer:
         if current is None or current[2] <= current[3] + 1:
             return []
         if time.monotonic() - self.touched > _RESTING:
-            streak = 0  # the reader has stopped: only one press away, no long run ahead
+            streak = 0  # the reader has stopped: one and two presses away, no long run ahead
         return _plan(raw, move, streak)
 
     def page(self, setting, lower):
