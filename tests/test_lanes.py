@@ -1,0 +1,76 @@
+"""``make test``'s two lanes (tests/lanes.py) run what one session would, and fail when either fails.
+
+* The Makefile's two marker expressions partition the one-session selection ``not (slow or live)``:
+  for every combination of the markers conftest sets, exactly one lane takes a test that the one
+  session would run, and neither takes one it would not.  A lane expression edited on its own
+  (a marker dropped from one side) fails this.
+* The runner's exit status is non-zero when either lane fails, and both lanes' results are printed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _pytest.mark.expression import Expression
+
+from conftest import MARKERS
+
+ROOT = Path(__file__).resolve().parents[1]
+ONE_SESSION = "not (slow or live)"
+
+
+def _lane_expressions(makefile_text):
+    """The two -m expressions of the Makefile's `test` target (its $(LANES) line)."""
+    block = makefile_text.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
+    line = next(line for line in block.splitlines() if "$(LANES)" in line)
+    found = re.findall(r'"([^"]+)"', line.split("--", 1)[0])
+    assert len(found) == 2, line
+    return found
+
+
+def _selected(expression, markers):
+    return Expression.compile(expression).evaluate(lambda name, **kwargs: name in markers)
+
+
+def lane_problems(lanes):
+    """Marker sets that no lane, both lanes, or a lane outside the one session would run."""
+    problems = []
+    names = sorted(MARKERS)
+    for bits in itertools.product((False, True), repeat=len(names)):
+        markers = {name for name, bit in zip(names, bits) if bit}
+        want = _selected(ONE_SESSION, markers)
+        taken = [_selected(lane, markers) for lane in lanes]
+        if sum(taken) != (1 if want else 0):
+            problems.append((sorted(markers), taken, want))
+    return problems
+
+
+def test_the_two_lanes_run_exactly_what_one_session_would():
+    lanes = _lane_expressions((ROOT / "Makefile").read_text())
+    assert lane_problems(lanes) == []
+    # the check fails on a lane that drops a marker, or on two lanes that overlap
+    assert lane_problems(["notebook and not (slow or live)", "not (notebook or book or slow or live)"])
+    assert lane_problems(["not (slow or live)", "not (notebook or book or slow or live)"])
+
+
+@pytest.mark.parametrize("second_passes", [True, False])
+def test_the_runner_fails_when_a_lane_fails_and_prints_both(tmp_path, second_passes):
+    (tmp_path / "test_two.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.one\ndef test_first():\n    pass\n\n"
+        f"@pytest.mark.two\ndef test_second():\n    assert {second_passes}\n"
+    )
+    res = subprocess.run([sys.executable, str(ROOT / "tests" / "lanes.py"), "one", "two", "--", "-q", "-p",
+                          "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
+    out = res.stdout + res.stderr
+    assert "1 passed" in out, out
+    assert ("1 failed" in out) != second_passes, out
+    assert (res.returncode == 0) == second_passes, out
