@@ -229,7 +229,7 @@ def _sigma_lower_bounds(eps, delta, n, p, statistics):
     df, rows, bound = np.empty_like(eps), np.empty_like(eps), np.empty_like(eps)
     for statistic in np.unique(statistics):
         at = statistics == statistic
-        e, nn, pp = _check(eps[at], n[at], p[at], str(statistic))
+        _, nn, pp = _check(eps[at], n[at], p[at], str(statistic))
         df[at], rows[at], bound[at] = _stat_params(str(statistic), nn, pp)
     return _worst_sigma(eps, _check_solver_delta(delta), df, rows, bound, side="lower")
 
