@@ -47,7 +47,8 @@ def _two_worker_client():
     finally:
         client.close()
         cluster.close()
-        os.environ.clear()
+        for key in set(os.environ) - set(environ):  # never an empty environment, even for a moment
+            del os.environ[key]
         os.environ.update(environ)
 
 
