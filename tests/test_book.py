@@ -259,6 +259,10 @@ _SLIPS = {
     "chapters/api": (".bd-article p code.literal span.pre { white-space: nowrap !important; }", "scrolls sideways"),
 }
 DESKTOP = {"width": 1280, "height": 800}
+# Two frames after a resize (its handlers have run), or one second if the renderer draws none: a
+# frame is not guaranteed, and page.evaluate has no timeout (waiting on frames alone once hung
+# `make test` on a fresh clone).
+_NEXT_FRAMES = "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 1000); })"
 
 
 @pytest.mark.parametrize("page_name", _toc_pages())
@@ -285,7 +289,7 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
         assert not errors, f"console errors on {page_name} at 390 px: {errors}"
         assert not outside, f"{page_name} tried to leave localhost: {outside}"
         page.set_viewport_size(DESKTOP)
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate(_NEXT_FRAMES)
         assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name} at 1280 px"
         assert not errors, f"console errors on {page_name} at 1280 px: {errors}"
         if page_name in _SLIPS:
