@@ -31,6 +31,7 @@ from .mechanisms import FRAME_MAX_ENTRIES, check_data
 
 __all__ = [
     "jl_delta",
+    "jl_delta_worst_pair",
     "jl_pair_delta",
     "jl_w",
     "jl_w_sheffet",
@@ -164,9 +165,11 @@ def jl_delta(eps, w, r, p):
     quadrature over a grid of the arc (:func:`jl_pair_delta`); this function
     returns the ends' value, the larger of the two directions of the pair
     ``N(0, 1)^r`` against ``N(0, 1 - rho)^r``, computed exactly from chi-square
-    tails.  It is approached when ``G`` is close to ``w^2 I`` along
-    ``(1, ..., 1)`` and the row moves between ``(1, ..., 1)`` and
-    ``(1 - 1/sqrt(p)) (1, ..., 1)``.  What is proved: the disc and the
+    tails.  It is an upper bound, not attained: ``G`` contains the changed row's own
+    ``x x^T``, so ``G`` is not ``w^2 I`` along the change.  The worst collinear pair
+    (:func:`jl_delta_worst_pair`, ``G = x x^T + w^2 I``) has ``rho_up = Delta/(w^2 + (sqrt(p) - 1)^2)``
+    and ``rho_down = Delta/(w^2 + p)`` and a smaller delta: chapter 9 reports by how much the
+    calibration misses its target there.  What is proved: the disc and the
     monotonicity; what is computed: delta at the ends; what is checked
     numerically rather than proved: that no interior point of the arc is worse
     (tests/test_field.py checks it by quadrature for r from 100 to 10^4).
@@ -197,6 +200,50 @@ def jl_delta(eps, w, r, p):
     r = _whole(r, "r", 1, R_MAX)
     p = _whole(p, "p", 1, P_MAX)
     return _delta_worst(eps, (2.0 * np.sqrt(p) - 1.0) / w**2, r)
+
+
+def jl_delta_worst_pair(eps, w, r, p):
+    r"""delta(eps) of the JL release (altered branch) at the worst collinear pair of neighbours.
+
+    The bound :func:`jl_delta` takes the whitening matrix at its floor ``w^2 I``; a real pair
+    cannot reach it, because the release's Gram matrix ``G = A'^T A'`` contains the changed
+    row.  Adding the other rows' ``K_rest`` to both data sets' ``G`` is a post-processing of the
+    projected rows (independent ``N(0, K_rest)`` noise added to each), so the worst pair has
+    ``K_rest = 0``: ``G = x x^T + w^2 I`` against ``G' = x' x'^T + w^2 I``.  For a collinear pair
+    along a unit ``u`` with ``|x| = a``, ``|x'| = b`` the laws differ only along ``u``, variances
+    ``w^2 + a^2`` and ``w^2 + b^2``; their ratio is largest at ``a = sqrt(p) - 1``, ``b = sqrt(p)``
+    (``u = (1, ..., 1)/sqrt(p)``, Lemma 9.2's pair), so
+
+    .. math::
+
+        \delta = \max\bigl(\delta_{\uparrow}(\mu), \delta_{\downarrow}(\mu/(1 + \mu))\bigr),
+        \qquad \mu = \frac{2\sqrt p - 1}{w^2 + (\sqrt p - 1)^2},
+
+    the two orders of ``N(0, 1)^r`` against ``N(0, 1 + mu)^r``, exact chi-square tails.  This is
+    a lower bound on the release's delta (a pair of neighbours attains it); non-collinear pairs
+    are checked numerically in the tests, not proved to be less private.
+
+    Parameters
+    ----------
+    eps, w, r, p
+        As in :func:`jl_delta`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> w = jl_w(0.1, 0.01, 1000, 2)
+    >>> bool(jl_delta_worst_pair(0.1, w, 1000, 2) < 0.01)
+    True
+    """
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
+    w = float(check_scalar(check_eps(w, "w"), "w"))
+    r = _whole(r, "r", 1, R_MAX)
+    p = _whole(p, "p", 1, P_MAX)
+    mu = (2.0 * np.sqrt(p) - 1.0) / (w**2 + (np.sqrt(p) - 1.0) ** 2)
+    return max(_delta_up(eps, mu, r), _delta_down(eps, mu / (1.0 + mu), r))
 
 
 def jl_w(eps, delta, r, p):
@@ -251,7 +298,11 @@ def _jl_w(eps, delta, r, p):
 
 
 def jl_w_sheffet(eps, delta, r, p):
-    r"""The floor ``w`` of the remembered closed-form calibration, for comparison only.
+    r"""The floor ``w`` of a recalled closed-form calibration in Sheffet's style, for comparison only.
+
+    Provenance: recalled, not reconstructed.  No copy of Sheffet (2017) was at hand, so this is
+    NOT verified to be the published constant; the book's own calibration is :func:`jl_w`
+    (conditional on Conjecture 9.1), and nothing in the comparison uses this one.
 
     .. math::
 
