@@ -14,7 +14,7 @@ exact       tight privacy curves the paper does not give
 audit       lower bounds and Monte Carlo audits of the privacy of Setting B
 inference   linear models fitted from a masked release (or a noisy Gram matrix)
 rivals      the Gaussian mechanism on X^T X, masking's rival (chapter 9); re-exports the three below
-field       the rival as a table and AdaSSP
+field       the rival as a table, AdaSSP and the Wishart mechanism
 jl          the Johnson-Lindenstrauss projection and its least squares
 trust       trust models: the distributed rival under dropouts, what each party sends
 compare     the comparison engine of chapter 9 (every mechanism, one data set, one (eps, delta))

@@ -1,4 +1,4 @@
-r"""Masking's rivals from the literature: the rival as a table and AdaSSP.
+r"""Masking's rivals from the literature: the rival as a table, AdaSSP and the Wishart mechanism.
 
 Chapter 9 compares masking with the Gaussian mechanism on the Gram matrix
 (:mod:`dpmask.gram`).  This module adds what a reader who knows the
@@ -11,6 +11,8 @@ at most 1, Definition 2.1):
   (Lemma 9.1): post-processing, so no privacy is spent;
 * :func:`adassp` -- sufficient statistics perturbation with an adaptive ridge
   (Wang 2018), the usual baseline for private least squares;
+* :func:`wishart_mechanism` -- the Wishart mechanism (Jiang, Xie and Zhang 2016), a positive
+  definite noisy Gram matrix, calibrated here to (eps, delta) (:func:`wishart_delta`);
 * the Johnson-Lindenstrauss projection lives in :mod:`dpmask.jl`.
 
 The functions are exported from :mod:`dpmask.rivals` as well (the names the

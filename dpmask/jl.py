@@ -249,6 +249,10 @@ def jl_delta_worst_pair(eps, w, r, p):
 def jl_w(eps, delta, r, p):
     r"""Smallest floor ``w`` of the singular values for which the JL release is (eps, delta)-DP.
 
+    The book's own calibration, not Sheffet's (2017): it is (eps, delta)-DP if Conjecture 9.1
+    holds (the ends of the arc are worst, :func:`jl_delta`), and meets its target at the bound,
+    not at a real pair of neighbours (:func:`jl_delta_worst_pair`, within 2 % of it).
+
     Solves :func:`jl_delta` ``(eps, w, r, p) = delta`` for ``w`` (delta falls
     as ``w`` grows) and returns a ``w`` at which the computed delta is at most
     the target.  For large r, ``w^2 ≈ (2 sqrt(p) - 1) z sqrt(r/2) / eps``

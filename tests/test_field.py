@@ -713,3 +713,23 @@ def test_every_first_order_cell_of_chapter_9_agrees_with_simulation():
                         bad.append((ds, p, eps, delta, n, kind, fo, rmse))
     assert checked >= 700, checked
     assert not bad, bad
+
+
+@pytest.mark.parametrize("eps,delta,r,p", [(0.05, 0.005, 10**4, 2), (0.1, 0.01, 1000, 5)])
+def test_jl_worst_pair_is_below_the_bound_by_a_monte_carlo(eps, delta, r, p):
+    # the collinear pair with G = x x^T + w^2 I: rows N(0, w^2 + a^2) against N(0, w^2 + b^2) along
+    # (1, ..., 1), a = sqrt(p) - 1, b = sqrt(p); the privacy loss of r rows written from the normal
+    # densities is affine in a chi-square variable, simulated here (10^6 draws, both orders)
+    w = rivals.jl_w(eps, delta, r, p)
+    v1, v2 = w**2 + (np.sqrt(p) - 1) ** 2, w**2 + p
+    q = np.random.default_rng(996).chisquare(r, size=10**6)
+    est = []
+    for s1, s2 in ((v1, v2), (v2, v1)):       # rows ~ N(0, s1): loss = log N(0, s1) - log N(0, s2), sum of squares s1 q
+        loss = 0.5 * r * np.log(s2 / s1) - 0.5 * q * s1 * (1 / s1 - 1 / s2)
+        vals = np.maximum(1 - np.exp(eps - loss), 0)
+        est.append((vals.mean(), vals.std() / 1e3))
+    mc, se = max(est)
+    exact = rivals.jl_delta_worst_pair(eps, w, r, p)
+    assert abs(mc - exact) < 5 * se + 1e-7, (mc, se, exact)
+    assert 0.98 * delta < exact < delta                       # below the target the bound meets, by < 2 %
+    assert rivals.jl_delta(eps, w, r, p) == pytest.approx(delta, rel=1e-6)
