@@ -653,10 +653,10 @@ def test_wishart_mechanism_has_the_stated_law_and_refuses_bad_input():
 
 
 def test_rmse_is_refused_where_the_corrected_matrix_is_often_not_pd():
-    from dpmask import compare
+    from dpmask import compare, data
 
     # the cell: the real data at their own size, Setting B at sigma_0 (not PD in ~99 % of draws)
-    X = __import__("dpmask").data.load_randhie()[0]
+    X = data.load_randhie()[0]
     res = compare.compare_mechanisms(X, 0.1, 0.01, 200, rng=995, kinds=("B0", "gram"), first_order=False,
                                      low="large_n")
     assert res["B0"]["not_pd"] > 0.5 and compare.rmse_reported(res["B0"]) is None
