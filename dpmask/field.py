@@ -510,7 +510,7 @@ def wishart_scale(eps, delta, p, *, calibration="delta"):
     Examples
     --------
     >>> round(wishart_scale(0.1, 0.01, 1), 3)    # 1 / (2 * -log(0.99))
-    49.749
+    49.75
     """
     eps, delta = _one_eps_delta(eps, delta)
     p = _whole(p, "p", 1, P_MAX)
