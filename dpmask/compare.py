@@ -30,7 +30,7 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
 
 An RMSE exists only where the estimator has a second moment: :func:`rmse_reported` gives it
 where the corrected matrix the slopes are solved from is positive definite in more than
-99 % of the draws (:data:`NOT_PD_MAX`), and None elsewhere, where the median and the 90 %
+99 % of the draws (``NOT_PD_MAX``), and None elsewhere, where the median and the 90 %
 quantile of the absolute error (:func:`summarise`) and the not-PD rate are the numbers to report.
 
 Every mechanism here depends on the data only through ``K`` (Lemma 9.1 for
@@ -286,7 +286,7 @@ def first_order_margin(kind, K, n, eps, delta, *, r=None, level=None):
     and ``E`` the mechanism's noise in that block (the covariances of :func:`first_order_rmse`).
     First order linearises ``(H + E)^{-1}``; it describes the errors when this margin is large,
     and fails, or has no moment to describe, when it is small: chapter 9 reports a first-order
-    RMSE only where the margin is at least :data:`MARGIN_MIN`, and the tests compare every such
+    RMSE only where the margin is at least ``MARGIN_MIN``, and the tests compare every such
     cell with simulation.
 
     Returns
@@ -391,7 +391,7 @@ def rmse_reported(row):
     positive definite in a fraction of the draws are heavy tailed (their RMSE over 400 draws
     ranged from 7.5 to 177 for one cell of chapter 9).  So the RMSE is returned only when the
     not-PD rate (``not_pd``, or ``not_pd_block`` where the mechanism has no full matrix) is below
-    :data:`NOT_PD_MAX` (1 %); the mechanisms without a corrected matrix (NaN rates) have one.
+    ``NOT_PD_MAX`` (1 %); the mechanisms without a corrected matrix (NaN rates) have one.
     """
     rate = row.get("not_pd", float("nan"))
     if not np.isfinite(rate):
