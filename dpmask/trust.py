@@ -230,7 +230,9 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
 
     * a real number travels as a float of ``float_bytes`` (8) bytes;
     * **Setting A** (local noise): each person publishes its noisy row, ``p``
-      floats, one round; nobody is trusted.
+      floats, one round; nobody is trusted (local differential privacy for
+      changes of norm at most 1 in a row, the book's neighbours, not for a
+      whole row of [-1, 1]^p).
     * **Setting B through triple matrix-masking** (Ding, Miao and Wu 2020, as
       the book describes it): each person adds its own noise, receives a
       ``p x p`` right mask from the data collector (``p^2`` floats), sends its
@@ -296,14 +298,16 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
     secagg_receives = k * (2 * key_bytes + index_bytes) + k * (2 * share_bytes + 2 * index_bytes + aead_bytes) \
         + k * index_bytes
     return [
-        {"model": "Setting A (local noise)", "trusted": "nobody",
+        {"model": "Setting A (local noise)",
+         "trusted": "nobody (local DP for changes of norm <= 1 in a row, not for a whole row)",
          "party_sends": p * fb, "party_receives": 0, "party_rounds": 1, "server_bytes": n * p * fb,
          "dropout": "the row is missing; the others' privacy is unchanged",
          "collusion": "nothing to collude over: every row carries its own noise"},
         {"model": "Setting B (triple matrix-masking)",
          "trusted": "masking service provider and data collector do not collude",
          "party_sends": p * fb, "party_receives": p * p * fb, "party_rounds": 2, "server_bytes": 2 * n * p * fb,
-         "dropout": "the row is missing; every other row keeps its own noise",
+         "dropout": "the row is missing; every other row keeps its own noise, but sigma falls with n, so it "
+                    "must be calibrated for the smallest n that may complete (masking_dropout_cost)",
          "collusion": "the two servers together hold X + C, Setting A's release at Setting B's smaller sigma"},
         {"model": "rival, trusted curator", "trusted": "the curator sees X",
          "party_sends": p * fb, "party_receives": 0, "party_rounds": 1, "server_bytes": m * fb,
