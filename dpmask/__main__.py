@@ -9,7 +9,12 @@ rival's noise on the Gram matrix (the Gaussian mechanism on X^T X, chapter 9), l
 noise on X^T X and not comparable entry by entry.  For the analyses a masked release supports the
 rival is the more accurate at the same (eps, delta); what chapter 9 finds left in masking's favour
 is a lighter protocol when nobody is trusted with the data, at the price of trusting two servers
-not to collude.
+not to collude and of calibrating the noise for the smallest number of rows that may complete
+(Setting B's sigmas fall as n grows, so a sigma for the planned n is not proven for fewer rows).
+The rival's noisy Gram matrix also becomes a table at no cost in privacy, with the law of a masked
+release given its Gram matrix where that noisy matrix is positive definite.  Setting A is local
+differential privacy for changes of norm at most 1 in a row (the book's neighbours), not for a
+whole row of [-1, 1]^p.
 
 Any error -- bad arguments, or a failure inside the package (ValueError, TypeError,
 OverflowError, RuntimeError, FloatingPointError, MemoryError, ...) -- exits with
@@ -78,7 +83,7 @@ def _setting_a_lines(eps, delta, n, p):
     from .exact import analytic_gaussian_sigma
 
     return [
-        "Setting A (noise only)",
+        "Setting A (noise only; local DP for changes of norm <= 1 in a row, not for whole rows)",
         _best_line(eps, delta, n, p, "A"),
         _line("exact sigma (the analytic Gaussian is tight)", lambda: analytic_gaussian_sigma(eps, delta),
               "= lower bound"),
@@ -111,6 +116,8 @@ def _setting_b_lines(eps, delta, n, p):
         _line("paper: Theorem 3.4 sufficient", lambda: bounds.sigma_b(eps, delta, n, p)),
         _line("paper: Corollary 3.5 sufficient", lambda: bounds.sigma_b_corollary(eps, delta, n, p)),
         _line("paper: smaller of Theorems 3.2 and 3.4 (sufficient_sigma)", lambda: bounds.sufficient_sigma(eps, delta, n, p, "B")),
+        "  (these sigmas fall as n grows: if rows may drop out, give --n the smallest number of rows)",
+        "  (that may complete; chapter 9, dpmask.trust.masking_dropout_cost, gives what that costs)",
     ]
 
 
@@ -139,6 +146,9 @@ def _rival_lines(eps, delta, n, p):
         "  (tau is not comparable with the sigmas above entry by entry; chapter 9 compares accuracy:",
         "   the rival is the more accurate; masking keeps only a lighter protocol without a trusted",
         "   curator, at the price of trusting two servers not to collude)",
+        "  (masking's noise must be calibrated for the smallest number of rows that may complete)",
+        "  (the rival's noisy Gram matrix becomes a table with a masked release's law where it is)",
+        "  (positive definite, chapter 9, Proposition 9.5)",
     ]
 
 

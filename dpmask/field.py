@@ -8,7 +8,8 @@ at most 1, Definition 2.1):
 
 * :func:`gram_table` -- the rival's noisy Gram matrix ``K̂`` turned into an
   n x p table with the law of a masked release given its Gram matrix
-  (Lemma 9.1): post-processing, so no privacy is spent;
+  (Lemma 9.1) where ``K̂`` is positive definite (Proposition 9.5; elsewhere its
+  rank is below p): post-processing, so no privacy is spent;
 * :func:`adassp` -- sufficient statistics perturbation with an adaptive ridge
   (Wang 2018), the usual baseline for private least squares;
 * :func:`wishart_mechanism` -- the Wishart mechanism (Jiang, Xie and Zhang 2016), a positive
@@ -113,7 +114,11 @@ def gram_table(K_tilde, n, rng=None):
     (``R_S`` the Cholesky factor); any factor ``F`` with ``F^T F = S`` gives
     the same law, because ``F = O R_S`` for an orthogonal ``O`` and ``U O``
     is again a uniform frame.  So ``T`` has, given its Gram matrix, the law of
-    a masked release, and it is a post-processing of ``K̂``: it is exactly as
+    a masked release on the event that ``K̂`` is positive definite (a masked
+    release's Gram matrix is positive definite almost surely; where ``K̂`` is
+    not, ``T`` has rank below p, Proposition 9.5, and
+    :func:`dpmask.gram.gram_pd_probability` gives the event's probability), and
+    it is a post-processing of ``K̂``: it is exactly as
     private as ``K̂`` (the Gaussian mechanism on ``X^T X``,
     :func:`dpmask.gram.release_gram`).  The square root also exists when the
     projection is singular, where a Cholesky factor does not.

@@ -39,6 +39,8 @@ privacy: analytical calibration and optimal denoising", ICML 2018.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
@@ -67,6 +69,8 @@ __all__ = [
     "error_coefficients",
     "example_moments",
     "sigma_low_large_n",
+    "PDProbability",
+    "gram_pd_probability",
 ]
 
 
@@ -572,3 +576,100 @@ def sigma_low_large_n(eps, delta, n, p):
 def _sigma_low_from_tau(tau, n):
     """(tau^2 / 2n)^(1/4) for a computed tau (the explorer's hot path: no second root solve)."""
     return np.sqrt(tau / np.sqrt(2 * n))
+
+
+# --------------------------------------------------------------------------- the PD event of Proposition 9.5
+
+#: Largest number of Monte Carlo draws :func:`gram_pd_probability` accepts in one call.
+PD_DRAWS_MAX = 10**7
+
+
+class PDProbability(NamedTuple):
+    """The probability that the rival's ``K + E`` is positive definite (:func:`gram_pd_probability`)."""
+
+    estimate: float
+    se: float
+    lower: float
+    upper: float
+    draws: int
+
+
+def gram_pd_probability(K, tau, *, draws=20_000, rng=None):
+    r"""Probability that the rival's noisy Gram matrix ``K + E`` is positive definite.
+
+    Proposition 9.5 (the rival as a table, chapter 9) gives the rival's table ``Y_E`` the law of a
+    masked release given its Gram matrix only on the event that ``K_E = K + E`` is positive
+    definite: a masked release has full rank with probability one, while ``Y_E`` has rank below p
+    whenever ``K_E`` has an eigenvalue <= 0.  This function measures that event, with ``E`` the
+    noise of Definition 9.3 (``E_ii ~ N(0, tau^2)``, ``E_ij ~ N(0, tau^2/2)``, independent).
+
+    It returns a Monte Carlo estimate with its binomial standard error, and two bounds that hold
+    exactly (no sampling):
+
+    * ``lower``: ``||E||_op <= ||E||_F`` and ``||E||_F^2 / tau^2`` is chi-square with
+      ``p (p + 1)/2`` degrees of freedom (the coordinates of ``svec(E)`` are i.i.d.
+      ``N(0, tau^2)``), so ``P[PD] >= P[chi2_{p(p+1)/2} < lambda_min(K)^2 / tau^2]`` when
+      ``lambda_min(K) > 0`` (0 otherwise);
+    * ``upper``: a positive definite matrix has a positive diagonal, and the diagonal entries are
+      independent, so ``P[PD] <= prod_i Phi(K_ii / tau)``.
+
+    Parameters
+    ----------
+    K : array_like, shape (p, p)
+        A symmetric matrix (the data's Gram matrix ``X^T X``), 1 <= p <= ``COV_P_MAX`` (32).
+    tau : float
+        The rival's diagonal noise standard deviation, 0 < tau <= ``TAU_MAX``
+        (:func:`sigma_gram`).
+    draws : int
+        Monte Carlo draws, 100 <= draws <= ``PD_DRAWS_MAX`` (10**7).
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    PDProbability
+        ``estimate`` (fraction of draws with every eigenvalue > 0), ``se`` (its binomial standard
+        error, ``sqrt(estimate (1 - estimate) / draws)``; 0 when every draw or none is PD, in which
+        case the bounds say more), ``lower``, ``upper`` (the exact bounds above) and ``draws``.
+
+    Raises
+    ------
+    ValueError
+        On a K that is not a finite symmetric square matrix with p in range, a tau outside
+        (0, TAU_MAX] or draws outside [100, PD_DRAWS_MAX].
+
+    Examples
+    --------
+    >>> r = gram_pd_probability(np.eye(2) * 1e3, 1.0, rng=0)
+    >>> r.estimate, r.lower > 0.999999
+    (1.0, True)
+    """
+    from scipy import stats
+
+    K = _check_gram(K, "K")
+    p = K.shape[0]
+    if p > COV_P_MAX:
+        raise ValueError(f"K must be at most {COV_P_MAX} x {COV_P_MAX}, got p = {p}")
+    tau = _check_tau(tau)
+    d = check_int(draws, "draws", minimum=100, maximum=PD_DRAWS_MAX)
+    if d.ndim != 0:
+        raise ValueError("draws must be a single whole number in [100, 10**7]")
+    draws = int(d)
+    rng = as_rng(rng)
+    chunk = max(1, 2**20 // (p * p))   # about 8 MB of noise per batch
+    pd_count, left = 0, draws
+    while left:
+        m = min(chunk, left)
+        lam = np.linalg.eigvalsh(K + gram_noise(p, tau, size=m, rng=rng))
+        pd_count += int(np.count_nonzero(lam[:, 0] > 0))
+        left -= m
+    est = pd_count / draws
+    lam_min = float(np.linalg.eigvalsh(K)[0])
+    if lam_min <= 0:
+        lower = 0.0
+    elif lam_min > 1e100 * tau:   # the chi-square cdf is 1 to double precision (and z**2 would overflow)
+        lower = 1.0
+    else:
+        lower = float(stats.chi2.cdf((lam_min / tau) ** 2, p * (p + 1) // 2))
+    with np.errstate(over="ignore"):   # K_ii / tau = +-inf is fine: Phi is 0 or 1 there
+        upper = float(np.exp(np.sum(stats.norm.logcdf(np.diag(K) / tau))))
+    return PDProbability(est, float(np.sqrt(est * (1 - est) / draws)), lower, upper, draws)

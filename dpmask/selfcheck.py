@@ -15,6 +15,9 @@ work, give the exercises of the student edition.
 
 :data:`QUESTIONS` holds every question: its text (the course page prints the same text, and
 tests/test_course.py holds the two to each other), the chapter it belongs to and the tolerance.
+Every question asks for a number of significant figures, and its tolerance accepts the answer rounded
+to them: three figures with the default 0.5 %, four with 0.1 % (tests/test_selfcheck.py checks both,
+and computes every answer again from the question's own parameters, with code of its own).
 :func:`handout` gives the data a question hands out (the published release of the seed-attack
 question).
 """
@@ -96,6 +99,12 @@ def _rivals(name, *args):
     return float(getattr(rivals, name)(*args))
 
 
+def _lemma_3_1_example():
+    """Lemma 3.1, Setting A (equation 3.2): the log density ratio for the one-row example of question ch5-a."""
+    X, Xp, y, sigma = np.array([[1.0, 0.0]]), np.array([[0.6, 0.3]]), np.array([[0.2, -0.4]]), 0.5
+    return float(((Xp**2).sum() - (X**2).sum()) / (2 * sigma**2) + (np.trace(y @ X.T) - np.trace(y @ Xp.T)) / sigma**2)
+
+
 def _sigma_perp():
     from .wishart import orthogonal_family_sigma
 
@@ -109,66 +118,74 @@ def _sigma_perp():
 QUESTIONS: dict[str, Question] = {
     "ch1-a": Question(
         "For ε = 0.1, δ = 0.01 and one column (p = 1), Theorem 3.4's sufficient noise σ₀ for Setting B "
-        "with n = 10 000 rows (the solid blue line of Fig. 1.1).",
+        "with n = 10 000 rows (the solid blue line of Fig. 1.1). Answer to three significant figures.",
         "01_introduction", lambda: _b(0.1, 0.01, 10_000, 1)),
     "ch1-b": Question(
         "At ε = 0.001 (same δ = 0.01, p = 1, n = 10 000), how many times larger is Theorem 3.2's "
-        "sufficient σ for Setting A than Theorem 3.4's σ₀?",
+        "sufficient σ for Setting A than Theorem 3.4's σ₀? Answer to three significant figures.",
         "01_introduction", lambda: _a_suf(0.001, 0.01) / _b(0.001, 0.01, 10_000, 1)),
     "ch2-a": Question(
         "Setting A, neighbours at distance ‖Δ‖ = 1, noise σ = 4: the probability of the density "
-        "criterion's set, P[privacy loss > ε], at ε = 0.5.",
+        "criterion's set, P[privacy loss > ε], at ε = 0.5. Answer to three significant figures.",
         "02_setup", lambda: _exact("setting_a_criterion_delta", 0.5, 4.0)),
     "ch3-a": Question(
-        "Theorem 3.2's sufficient σ for Setting A at ε = 0.5, δ = 0.01.",
+        "Theorem 3.2's sufficient σ for Setting A at ε = 0.5, δ = 0.01. Answer to three significant figures.",
         "03_main_results", lambda: _a_suf(0.5, 0.01)),
     "ch3-b": Question(
-        "Theorem 3.4's sufficient σ₀ for Setting B at ε = 0.01, δ = 10⁻³, n = 1 000 rows and p = 5 columns.",
+        "Theorem 3.4's sufficient σ₀ for Setting B at ε = 0.01, δ = 10⁻³, n = 1 000 rows and p = 5 columns. Answer to three significant figures.",
         "03_main_results", lambda: _b(0.01, 1e-3, 1_000, 5)),
     "ch4-a": Question(
         "Table 1's ratio (Setting A's sufficient σ over Setting B's σ₀), unrounded, at ε = 0.01, "
-        "δ = 10⁻³, p = 5, n = 10 000.",
+        "δ = 10⁻³, p = 5, n = 10 000. Answer to three significant figures.",
         "04_discussion", lambda: _a_suf(0.01, 1e-3) / _b(0.01, 1e-3, 10_000, 5)),
     "ch5-a": Question(
-        "The value of G₂(1.5), the function of Lemma 5.4 for q = 2.",
-        "05_proofs", lambda: _gq("G", 2, 1.5)),
+        "Lemma 3.1 for Setting A with one row (n = 1, p = 2) and σ = 0.5: the log density ratio "
+        "ln(p_X(y)/p_X′(y)) at X = (1, 0), X′ = (0.6, 0.3) and y = (0.2, −0.4). Answer to three significant figures.",
+        "05_proofs", _lemma_3_1_example),
     "ch5-b": Question(
-        "The bound of Lemma 5.5 (i) on the ratio G₁₀(3)/G₁₀(1).",
+        "The value of G₂(1.5), where G_q(t) = ∫₋₁¹ e^{tu} (1 − u²)^{(q−2)/2} du is the function defined with "
+        "Lemma 5.5. Answer to three significant figures.",
+        "05_proofs", lambda: _gq("G", 2, 1.5)),
+    "ch5-c": Question(
+        "The bound of Lemma 5.5 (i) on the ratio G₁₀(3)/G₁₀(1). Answer to three significant figures.",
         "05_proofs", lambda: _gq("ratio_bound", 10, 1.0, 3.0)),
     "ch6-a": Question(
         "Exercise 6.2: how many times larger is Theorem 3.4's σ₀ at ε = 0.1, δ = 10⁻³, n = 10⁶ with "
-        "the constant column added (p = 2) than without it (p = 1)?",
+        "the constant column added (p = 2) than without it (p = 1)? Answer to three significant figures.",
         "06_inference", lambda: _b(0.1, 1e-3, 10**6, 2) / _b(0.1, 1e-3, 10**6, 1)),
     "ch7-a": Question(
-        "The tight (ε, δ)-DP noise σ_A of Setting A (the analytic Gaussian mechanism) at ε = 0.1, δ = 10⁻⁵.",
+        "The tight (ε, δ)-DP noise σ_A of Setting A (the analytic Gaussian mechanism) at ε = 0.1, δ = 10⁻⁵. Answer to three significant figures.",
         "07_tightness", lambda: _exact("analytic_gaussian_sigma", 0.1, 1e-5)),
     "ch7-b": Question(
-        "The exact noise Setting B needs for (ε, δ)-DP with one column, at ε = 0.1, δ = 0.01, n = 100.",
+        "The exact noise Setting B needs for (ε, δ)-DP with one column, at ε = 0.1, δ = 0.01, n = 100. Answer to three significant figures.",
         "07_tightness", lambda: _exact("masked_p1_sigma", 0.1, 0.01, 100)),
     "ch7a-a": Question(
         "σ_⊥, the noise that makes Proposition 7.6's family of orthogonal pairs (ε, δ)-private for "
-        "p = 2, at ε = 0.1, δ = 0.01, n = 100.",
+        "p = 2, at ε = 0.1, δ = 0.01, n = 100. Answer to four significant figures.",
         "07a_exact_p2", _sigma_perp, 1e-3),
     "ch8-a": Question(
         "Exercise 8.3's setting (ε = 0.1, δ = 10⁻⁵, p = 10, n = 10⁶): how many times the noise of a "
-        "single mask does a block-diagonal mask with 100 blocks of 10 000 rows need?",
+        "single mask does a block-diagonal mask with 100 blocks of 10 000 rows need? Answer to four significant figures.",
         "08_scale", _block_ratio, 1e-3),
     "ch9-a": Question(
-        "The L2 sensitivity of the Gram matrix XᵀX (its upper triangle) for p = 5 columns with "
-        "entries in [−1, 1], when one row changes as in Definition 2.1.",
+        "The Frobenius sensitivity Δ_F of the Gram matrix XᵀX, the largest ‖xxᵀ − x′x′ᵀ‖_F (equal to the "
+        "L2 sensitivity of svec(XᵀX), Lemma 9.2), for p = 5 columns with entries in [−1, 1], when one "
+        "row changes as in Definition 2.1. Answer to three significant figures.",
         "09_rivals", lambda: _rivals("gram_sensitivity", 5)),
     "ch9-b": Question(
-        "The noise of the Gaussian mechanism on XᵀX at ε = 0.1, δ = 10⁻⁵, p = 5.",
+        "The Gaussian mechanism on XᵀX calibrated as in Proposition 9.4, at ε = 0.1, δ = 10⁻⁵, p = 5: "
+        "the standard deviation τ of the noise on each diagonal entry (the off-diagonal entries "
+        "carry τ/√2). Answer to three significant figures.",
         "09_rivals", lambda: _rivals("sigma_gram", 0.1, 1e-5, 5)),
     "ch10-a": Question(
         "dpmask.selfcheck.handout('ch10-a') is a Setting A release made with "
-        "release_a(X, 5.0, rng=2026). Recover the data X and give the sum of its first row.",
-        "privacy_in_practice", lambda: float(_seed_attack_data()[0][0].sum()), 1e-6),
+        "release_a(X, 5.0, rng=2026). Recover the data X and give the sum of its first row. Answer to four significant figures.",
+        "privacy_in_practice", lambda: float(_seed_attack_data()[0][0].sum()), 1e-3),
     "chA-a": Question(
-        "The squared upper Gaussian quantile γ̄_δ² at δ = 0.045 (compare it with ln(1/δ), Lemma A.1).",
+        "The squared upper Gaussian quantile γ̄_δ² at δ = 0.045 (compare it with ln(1/δ), Lemma A.1). Answer to three significant figures.",
         "A_technical_lemmas", lambda: float(_gq_upper(0.045) ** 2)),
     "chA-b": Question(
-        "The largest δ < 0.05 up to which Lemma A.1's lower bound γ̄_δ² ≥ ln(1/δ) holds (δ*).",
+        "The largest δ < 0.05 up to which Lemma A.1's lower bound γ̄_δ² ≥ ln(1/δ) holds (δ*). Answer to four significant figures.",
         "A_technical_lemmas", _delta_star, 1e-3),
 }
 

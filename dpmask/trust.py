@@ -45,9 +45,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_rng, check_int, check_scalar, scalar_or_array
+from ._validate import as_float_array, as_rng, check_int, check_n_p, check_scalar, scalar_or_array
 from .exact import analytic_gaussian_delta
-from .gram import sigma_gram
+from .gram import sigma_gram, sigma_low_large_n
 from .mechanisms import check_data
 
 __all__ = [
@@ -56,6 +56,8 @@ __all__ = [
     "distributed_delta",
     "distributed_gram",
     "trust_costs",
+    "MaskingDropout",
+    "masking_dropout_cost",
 ]
 
 #: Largest n p^2 of the per-party noise draws of distributed_gram(method="parties").
@@ -228,7 +230,9 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
 
     * a real number travels as a float of ``float_bytes`` (8) bytes;
     * **Setting A** (local noise): each person publishes its noisy row, ``p``
-      floats, one round; nobody is trusted.
+      floats, one round; nobody is trusted (local differential privacy for
+      changes of norm at most 1 in a row, the book's neighbours, not for a
+      whole row of [-1, 1]^p).
     * **Setting B through triple matrix-masking** (Ding, Miao and Wu 2020, as
       the book describes it): each person adds its own noise, receives a
       ``p x p`` right mask from the data collector (``p^2`` floats), sends its
@@ -294,14 +298,16 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
     secagg_receives = k * (2 * key_bytes + index_bytes) + k * (2 * share_bytes + 2 * index_bytes + aead_bytes) \
         + k * index_bytes
     return [
-        {"model": "Setting A (local noise)", "trusted": "nobody",
+        {"model": "Setting A (local noise)",
+         "trusted": "nobody (local DP for changes of norm <= 1 in a row, not for a whole row)",
          "party_sends": p * fb, "party_receives": 0, "party_rounds": 1, "server_bytes": n * p * fb,
          "dropout": "the row is missing; the others' privacy is unchanged",
          "collusion": "nothing to collude over: every row carries its own noise"},
         {"model": "Setting B (triple matrix-masking)",
          "trusted": "masking service provider and data collector do not collude",
          "party_sends": p * fb, "party_receives": p * p * fb, "party_rounds": 2, "server_bytes": 2 * n * p * fb,
-         "dropout": "the row is missing; every other row keeps its own noise",
+         "dropout": "the row is missing; every other row keeps its own noise, but sigma falls with n, so it "
+                    "must be calibrated for the smallest n that may complete (masking_dropout_cost)",
          "collusion": "the two servers together hold X + C, Setting A's release at Setting B's smaller sigma"},
         {"model": "rival, trusted curator", "trusted": "the curator sees X",
          "party_sends": p * fb, "party_receives": 0, "party_rounds": 1, "server_bytes": m * fb,
@@ -314,3 +320,96 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
          "dropout": "dropped parties' noise shares are lost: pad each share by 1/(1 - f_max)",
          "collusion": "colluders subtract their own shares: like the same fraction of dropouts"},
     ]
+
+
+class MaskingDropout(NamedTuple):
+    """What dropouts cost masking (:func:`masking_dropout_cost`)."""
+
+    n_min: int
+    sigma_planned: float
+    sigma_needed: float
+    ratio: float
+
+
+#: The noise levels :func:`masking_dropout_cost` knows.
+DROPOUT_LEVELS = ("sigma_0", "sigma_low")
+
+
+def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
+    r"""The noise masking must add when up to a fraction of the rows may drop out.
+
+    In Setting B through triple matrix-masking each person adds their own noise before the
+    protocol runs, so the noise must already be right for the release that comes out.  The
+    noise masking can prove, Theorem 3.4's :math:`\sigma_0(n)`, *falls* as the number of rows
+    grows, and so does the projection lower bound :math:`\sigma_{\mathrm{low}}(n)` below which no
+    analysis can go: a :math:`\sigma` computed for the planned ``n`` is not proven sufficient for
+    a release of fewer rows (at :math:`\sigma_{\mathrm{low}}` it is not sufficient at all).  If up
+    to a fraction ``dropout`` of the people may fail to complete, the release may have as few as
+
+    .. math::
+
+        n_{\min} = n - \lfloor f n \rfloor
+
+    rows, and every person must add :math:`\sigma(n_{\min})`: padding by another name.  The cost,
+    paid whether or not anyone drops out, is the ratio :math:`\sigma(n_{\min})/\sigma(n) \ge 1`;
+    the first-order error (Proposition 9.6) grows by between this ratio and its square.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy parameter, in [1e-100, 1e4].
+    delta : float
+        Privacy parameter, 0 < delta < 1 - 1e-8.
+    n : int
+        Planned rows, a whole number with n > p, n <= 2**53.
+    p : int
+        Columns, a whole number >= 1.
+    dropout : float
+        Largest fraction of the rows that may drop out, 0 <= dropout < 1, with n_min > p.
+    level : {"sigma_0", "sigma_low"}
+        ``"sigma_0"``: Theorem 3.4's sufficient noise (:func:`dpmask.bounds.sigma_b`);
+        ``"sigma_low"``: the projection lower bound in its large-n form
+        (:func:`dpmask.gram.sigma_low_large_n`, the form chapter 9's comparison uses), for which
+        the ratio is :math:`(n / n_{\min})^{1/4}`.
+
+    Returns
+    -------
+    MaskingDropout
+        ``n_min``, ``sigma_planned`` (:math:`\sigma(n)`), ``sigma_needed``
+        (:math:`\sigma(n_{\min})`) and ``ratio`` (their quotient).
+
+    Raises
+    ------
+    ValueError
+        On arguments outside these ranges (naming the argument), or a dropout that leaves
+        n_min <= p rows.
+
+    Examples
+    --------
+    >>> r = masking_dropout_cost(0.1, 0.01, 1000, 2, 0.5, level="sigma_low")
+    >>> r.n_min, round(r.ratio, 4)
+    (500, 1.1892)
+    """
+    from .bounds import sigma_b
+
+    for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p), ("dropout", dropout)):
+        check_scalar(value, name)
+    n_arr, p_arr = check_n_p(n, p)
+    n, p = int(n_arr), int(p_arr)
+    f = float(check_scalar(_fraction(dropout, "dropout"), "dropout"))
+    if not isinstance(level, str) or level not in DROPOUT_LEVELS:
+        raise ValueError(f"level must be one of {DROPOUT_LEVELS}, got {level!r}")
+    # floor(f n), rounded towards more dropouts when f n is within rounding of a whole number (the safe side)
+    lost = int(np.floor(f * n + 1e-9 * max(1.0, f * n)))
+    n_min = n - lost
+    if n_min <= p:
+        raise ValueError(f"dropout must leave more than p = {p} rows of n = {n}, got dropout={f!r} "
+                         f"(n_min = {n_min})")
+
+    def sigma(rows):
+        if level == "sigma_0":
+            return float(sigma_b(eps, delta, rows, p))
+        return float(sigma_low_large_n(eps, delta, rows, p))
+
+    planned, needed = sigma(n), sigma(n_min)
+    return MaskingDropout(n_min, planned, needed, needed / planned)

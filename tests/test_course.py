@@ -232,3 +232,57 @@ def test_the_old_gaps_are_closed(needle):
     reading = " ".join(row["read"] for row in plan.values())
     target = {"7a": "07a_exact_p2", "chapter 9": "09_rivals", "chapter 10": "privacy_in_practice"}[needle]
     assert f"<{target}>" in reading
+
+
+# --- each question within the reading of its session ----------------------------------------------------------
+
+_STATEMENT = re.compile(r"\b(Lemma|Theorem|Proposition|Corollary|Definition|Exercise) (\d+|[A-Z])\.(\d+)")
+
+
+def _reading_range(read_cell):
+    """(low, high) limits a plan row puts on its reading: "up to Lemma 5.3" -> (None, (5, 3)), "from Lemma 5.4" -> ((5, 4), None)."""
+    low = re.search(r"from (?:the proof of )?\w+ (\d+)\.(\d+)", read_cell)
+    high = re.search(r"up to \w+ (\d+)\.(\d+)", read_cell)
+    as_pair = lambda m: (int(m.group(1)), int(m.group(2))) if m else None     # noqa: E731
+    return as_pair(low), as_pair(high)
+
+
+def reading_problems(text):
+    """Questions that name a statement of a chapter outside the part of it their session reads."""
+    problems = []
+    sessions, plan = _sessions(text), _plan(text)
+    for n, body in sessions.items():
+        low, high = _reading_range(plan[n]["read"])
+        for qid in re.findall(r"^  - `([\w-]+)`: ", body, re.M):
+            for kind, chap, num in _STATEMENT.findall(QUESTIONS[qid].text):
+                if not chap.isdigit() or not QUESTIONS[qid].chapter.startswith(f"{int(chap):02d}_"):
+                    continue          # a statement of another chapter, read in an earlier session
+                where = (int(chap), int(num))
+                if (low and where < low) or (high and where > high):
+                    problems.append((n, qid, f"{kind} {chap}.{num}", plan[n]["read"]))
+    return problems
+
+
+def test_each_question_is_within_its_sessions_reading():
+    """ch5-a once asked about G_2 (defined with Lemma 5.5) in session 5, which reads only up to Lemma 5.3."""
+    text = _page()
+    assert reading_problems(text) == []
+    # the check can fail: the old placement of the G_2 question in session 5
+    moved = text.replace("| `ch5-a` |", "| `ch5-b` |").replace("| `ch5-b`, `ch5-c` |", "| `ch5-a`, `ch5-c` |")
+    s5 = re.search(r"(### Session 5:.*?)(?=### Session 6)", moved, re.S).group(1)
+    s6 = re.search(r"(### Session 6:.*?)(?=### Session 7)", moved, re.S).group(1)
+    line_a = re.search(r"^  - `ch5-a`: .*$", moved, re.M).group(0)
+    line_b = re.search(r"^  - `ch5-b`: .*$", moved, re.M).group(0)
+    moved = moved.replace(s5, s5.replace(line_a, line_b)).replace(s6, s6.replace(line_b, line_a))
+    assert reading_problems(moved)
+
+
+def test_every_statement_a_question_names_exists():
+    """A question that names Lemma 5.4 for what Lemma 5.5 defines points the student to the wrong place; at least
+    every statement named must exist in the book with that number."""
+    numbers = set()
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        for kind, src in _cells(path):
+            numbers |= set(re.findall(r"^:enumerator: (\S+)$", src, re.M))
+    named = {f"{c}.{n}" for q in QUESTIONS.values() for _, c, n in _STATEMENT.findall(q.text)}
+    assert named and named <= numbers, named - numbers

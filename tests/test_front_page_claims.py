@@ -48,3 +48,94 @@ def test_lemma_a1_threshold_on_the_front_page():
     assert np.all(np.sqrt(np.log(1 / below)) < bounds.gaussian_upper_quantile(below))
     above = np.linspace(float(star) * (1 + 1e-9), 0.05, 2000)
     assert np.all(np.sqrt(np.log(1 / above)) > bounds.gaussian_upper_quantile(above))
+
+
+# --- claims with their conditions, in every place they are made (issue 23) ------------------------------------
+
+import ast  # noqa: E402
+import json  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+def _paragraphs(text):
+    """Paragraphs and list items of a Markdown text (a claim and its condition must share one)."""
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        out.extend(p for p in re.split(r"\n(?=\s*- )", block) if p.strip())
+    return [" ".join(p.split()) for p in out]
+
+
+def _markdown_of(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def _cli_text():
+    """The command line's docstring and the text it prints, as one string per paragraph or printed block."""
+    tree = ast.parse((ROOT / "dpmask" / "__main__.py").read_text(encoding="utf-8"))
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    doc = ast.get_docstring(tree)
+    printed = " ".join(s.strip() for s in strings if s is not doc)
+    return doc + "\n\n" + printed
+
+
+SOURCES = {
+    "README.md": lambda: (ROOT / "README.md").read_text(encoding="utf-8"),
+    "index.md": lambda: (ROOT / "index.md").read_text(encoding="utf-8"),
+    "chapter 1": lambda: _markdown_of(ROOT / "chapters" / "01_introduction.ipynb"),
+    "chapter 9": lambda: _markdown_of(ROOT / "chapters" / "09_rivals.ipynb"),
+    "the command line": _cli_text,
+}
+
+# (claim, condition): a paragraph that states the claim must state its condition
+CONDITIONS = [
+    (re.compile(r"law of a masked\s+release|masked release's law|table of the same kind|table with the law"),
+     re.compile(r"positive definite")),
+    (re.compile(r"local differential privacy|local DP"), re.compile(r"norm")),
+]
+# unconditional forms the book once printed: none may come back
+OLD_CLAIMS = ["nobody's privacy depends on who", "cost masking nothing", "no padding is needed",
+              "needs no padding", "no padding, graceful"]
+
+
+def condition_problems(name, text):
+    problems = []
+    for para in _paragraphs(text):
+        for claim, condition in CONDITIONS:
+            if claim.search(para) and not condition.search(para):
+                problems.append((name, claim.pattern, para[:160]))
+    problems += [(name, old, "") for old in OLD_CLAIMS if old in " ".join(text.split())]
+    return problems
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_claims_carry_their_conditions(name):
+    """Proposition 9.5 holds on the event that K_E is positive definite; Setting A is local DP for changes of norm
+    <= 1 in a row; masking's noise must be calibrated for the smallest number of rows that may complete.  README,
+    the front page, chapters 1 and 9 and the command line say so wherever they state the claim."""
+    text = SOURCES[name]()
+    assert condition_problems(name, text) == []
+    assert "smallest number of rows that may" in " ".join(text.split()), name
+
+
+def test_the_conditions_check_can_fail():
+    """The sentences the book printed before issue 23 are caught."""
+    old_table = ("The table format is no advantage: the rival's noisy Gram matrix becomes an $n \\times p$ table "
+                 "of the same kind at no cost in privacy.")
+    old_local = "- *Setting A* (each person publishes $x_i + c_i$): nobody. It is local differential privacy."
+    old_drop = "each person sends 40 bytes in two rounds, and nobody's privacy depends on who drops out"
+    for old in (old_table, old_local, old_drop):
+        assert condition_problems("planted", old), old
+
+
+def test_chapter_9_states_the_conditions_in_its_statements():
+    """Proposition 9.5's part 3 names the PD event; Proposition 9.8 names the eigenvector and the gap."""
+    text = " ".join(_markdown_of(ROOT / "chapters" / "09_rivals.ipynb").split())
+    prop_95 = text.split(":label: prop-9-table", 1)[1].split("```", 1)[0]
+    assert "on the event that $K_E$ is positive definite" in prop_95.replace("**", "")
+    prop_98 = text.split(":label: prop-9-adassp", 1)[1].split("```", 1)[0]
+    assert "eigenvector of the smallest eigenvalue" in prop_98 and "gap" in prop_98
+    proof_98 = text.split("(of {prf:ref}`prop-9-adassp`)", 1)[1].split(":::", 1)[0]
+    assert "eigenvector of the smallest eigenvalue" in proof_98 and "gap of at least $\\Delta_F(k)$" in proof_98
+    assert "dpmask.trust.masking_dropout_cost" in text and "dpmask.gram.gram_pd_probability" in text

@@ -52,6 +52,7 @@ SKIP = {
     ("wishart", "masked_sigma_search"): "a Monte Carlo search over candidate pairs (minutes per call); "
                                         "its building blocks masked_pair_log_delta and orthogonal_family_sigma are walked",
     ("inference", "OLSResult"): "a dataclass (a container, not a computation)",
+    ("gram", "PDProbability"): "a named tuple (a container, not a computation)",
 }
 # Not walked at all: dpmask.scale (owned by the Dask/cluster work), dpmask.symbolic
 # (SymPy derivations without numeric arguments; seconds per call), dpmask._validate (private).
@@ -278,6 +279,8 @@ SPECS = {
     ("gram", "error_coefficients"): dict(M=GRAM, response=SMALL_INT | st.sampled_from([-1, -3])),
     ("gram", "example_moments"): dict(p=P | mix(st.sampled_from([4, 6, 7]))),
     ("gram", "sigma_low_large_n"): dict(eps=EPS, delta=DELTA, n=N, p=P),
+    ("gram", "gram_pd_probability"): dict(K=GRAM, tau=SIGMA, draws=mix(st.sampled_from([100, 500, 99, 0, 10**12])),
+                                          rng=RNG),
     # dpmask.wishart: exact privacy of Setting B for p = 2 (section 7a)
     ("wishart", "log_hyp0f1_2x2"): dict(b=mix(st.sampled_from([1.5, 2, 50, 5e6, 5e6 + 1, 1.0])), z1=LAM, z2=LAM),
     ("wishart", "wishart_log_ratio"): dict(T=GRAM, n=N_CHEAP, K=GRAM, K_prime=GRAM, sigma=SIGMA),
@@ -546,6 +549,7 @@ VALID = {
     ("gram", "error_coefficients"): dict(M=_G2, response=-1),
     ("gram", "example_moments"): dict(p=3),
     ("gram", "sigma_low_large_n"): dict(eps=0.1, delta=0.01, n=10**4, p=2),
+    ("gram", "gram_pd_probability"): dict(K=_G2, tau=1.0, draws=200, rng=0),
     ("wishart", "log_hyp0f1_2x2"): dict(b=2.5, z1=1.0, z2=0.5),
     ("wishart", "wishart_log_ratio"): dict(T=_G2, n=10, K=_G2, K_prime=np.eye(2), sigma=1.0),
     ("wishart", "sample_wishart_2x2"): dict(n=10, Lambda=_G2, size=2, rng=0),

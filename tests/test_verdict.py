@@ -111,3 +111,33 @@ def test_the_check_catches_a_changed_number(ratios):
     text = _verdict("README.md")
     wrong = f"{min(ratios['B0']) + 1:,.0f} to {max(ratios['B0']):,.0f} times"
     assert wrong not in text
+
+
+def _dropout_costs():
+    """What half the rows dropping out costs masking: Theorem 3.4's sigma at the smallest n that may complete over
+    sigma at the planned n (the largest over Table 1's levels, p in {2, 5}, n from 1e3 to 1e7), and at the lower
+    bound's large-n form (tau^2 / 2n)^(1/4) the ratio 2^(1/4), whatever the level."""
+    s0 = [float(bounds.sigma_b(eps, delta, n - n // 2, p)) / float(bounds.sigma_b(eps, delta, n, p))
+          for p in (2, 5) for eps, delta in _levels() for n in (10**3, 10**4, 10**5, 10**6, 10**7)]
+    return max(s0), 2 ** 0.25
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_dropout_cost_of_masking_is_recomputed(name):
+    """The verdict once said nobody's privacy depends on who drops out; masking's noise falls with n, so it must be
+    calibrated for the smallest number of rows that may complete, and the block states what that costs."""
+    text = _verdict(name)
+    s0, low = _dropout_costs()
+    stated = (f"with half the rows lost, at most {100 * (s0 - 1):.1f} % more noise at Theorem 3.4's level and "
+              f"{100 * (low - 1):.0f} % more at the lower bound")
+    assert stated in text, (stated, text)
+    assert "smallest number of rows that may complete" in text
+    assert "nobody's privacy depends on who" not in text
+    assert 1 < s0 < 1.02 and s0 < low
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_table_claim_carries_its_condition(name):
+    """Proposition 9.5: the rival's table has a masked release's law only where its noisy Gram matrix is PD."""
+    text = _verdict(name)
+    assert "table of the same kind at no cost in privacy (distributed like a masked release wherever that noisy Gram matrix is positive definite" in text
