@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._validate import check_flag
+
 __all__ = ["RANDHIE_BOUNDS", "RANDHIE_ROWS", "DataInfo", "load_randhie"]
 
 #: Public ranges of the offered columns (see the module docstring for their sources).
@@ -97,6 +99,7 @@ def load_randhie(predictors=("lncoins", "idp", "physlm", "hlthp"), *, return_inf
     """
     if isinstance(predictors, str):
         raise ValueError("predictors must be a sequence of column names, not one string")
+    return_info = check_flag(return_info, "return_info")
     predictors = list(predictors)
     allowed = [c for c in RANDHIE_BOUNDS if c != "log1p_mdvis"]
     if not predictors or len(set(predictors)) != len(predictors) or any(c not in allowed for c in predictors):

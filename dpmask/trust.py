@@ -124,6 +124,9 @@ def distributed_delta(eps, delta, p, dropout=0.0, pad=0.0):
     Returns
     -------
     float or ndarray
+        An upper bound on the real delta (the noise rounded down by 16 ulp,
+        then :func:`dpmask.exact.analytic_gaussian_delta`'s upper bound),
+        never 0.
 
     Examples
     --------
@@ -135,7 +138,9 @@ def distributed_delta(eps, delta, p, dropout=0.0, pad=0.0):
     tau_left = np.asarray(distributed_tau(eps, delta, p, dropout, pad))
     sens = 2.0 * np.sqrt(np.asarray(check_int(p, "p", minimum=1))) - 1.0
     eps = np.asarray(as_float_array(eps, "eps"))
-    return scalar_or_array(analytic_gaussian_delta(eps, tau_left / sens))
+    # delta falls as the noise grows: the noise rounded down by 16 ulp (the roundings of tau_left and
+    # of the sensitivity) keeps the answer an upper bound
+    return scalar_or_array(analytic_gaussian_delta(eps, tau_left / sens * (1.0 - 16.0 * np.finfo(float).eps)))
 
 
 class DistributedGram(NamedTuple):
@@ -216,7 +221,7 @@ def distributed_gram(X, eps, delta, dropout=0.0, rng=None, pad=0.0, *, method="p
         noise = 0.5 * (W + W.T)
     tau_left = share * np.sqrt(len(survivors))
     sens = 2.0 * np.sqrt(p) - 1.0
-    delta_real = float(analytic_gaussian_delta(float(eps), tau_left / sens))
+    delta_real = float(analytic_gaussian_delta(float(eps), tau_left / sens * (1.0 - 16.0 * np.finfo(float).eps)))
     return DistributedGram(Xs.T @ Xs + noise, survivors, float(tau_left), delta_real)
 
 

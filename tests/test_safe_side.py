@@ -279,6 +279,21 @@ def test_sigma_b_at_the_issue_points():
         assert 0 <= m < 1e-6, (d, m)
 
 
+@pytest.mark.parametrize("eps, delta, n, p", [(100.0, 0.3, 751, 750), (30.0, 0.3, 10**6 + 1, 10**6),
+                                          (60.0, 0.3, 10**6 + 1, 10**6)])
+def test_sigma_b_where_scipy_raises(eps, delta, n, p):
+    """Issue 25: scipy's ncx2.sf raised OverflowError (Boost's tgamma) at x near 0 with a
+    noncentrality above about 1500, inside the domain; the package now takes the other tail there.
+    Every Setting B function answers, and the answer satisfies Theorem 3.4 (mpmath)."""
+    got = bounds.sigma_b(eps, delta, n, p)
+    m = thm34_margin(float(got), eps, delta, n, p)
+    _record("sigma_b", m)
+    assert m >= 0
+    assert bounds.sufficient_sigma(eps, delta, n, p, setting="B") == got
+    assert bounds.sigma_b_block(eps, delta, [n], p) == got
+    assert 0 < bounds.best_sufficient_sigma(eps, delta, n, p) <= got
+
+
 def test_g_b_is_not_below_zero_at_a_sigma_that_is_too_small():
     """g_b is the criterion itself: at a sigma where the mpmath tail exceeds delta, g_b > 0."""
     for e, d, n, p in [(1000.0, 1e-300, 101, 100), (0.1, 0.01, 100, 5), (1.0, 1e-200, 1000, 1)]:
