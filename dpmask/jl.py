@@ -370,8 +370,8 @@ def _jl_w(eps, delta, r, p):
                          "the target as w grows (outside the domain where the chi-square tails are accurate)")
     log_rho = hi if f(hi) <= 0 else optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)
     w = float(np.sqrt(sens / np.exp(log_rho)))
-    for j in range(80):  # stay on the safe side of the root, by jl_delta's own bound
-        if _log_delta_of_w(eps, w, r, p) <= log_target:
+    for j in range(80):  # stay on the safe side of the root, by the value jl_delta reports
+        if _delta_of_w(eps, w, r, p) <= delta:
             return w
         w *= 1.0 + _ULP * 2.0**j
     raise ValueError(f"jl_w could not reach delta={delta!r} at eps={eps!r}, r={r}, p={p}")  # pragma: no cover
