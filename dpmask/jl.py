@@ -480,7 +480,7 @@ def jl_release(X, eps, delta, r=None, rng=None, *, test=True, method="gram"):
     X : array_like, shape (n, p)
         Data with entries in [-1, 1] (the response, if any, among the columns).
     eps : float
-        1e-6 <= eps <= 10.
+        1e-6 <= eps <= 10 (2e-6 <= eps with ``test=True``: the projection gets half).
     delta : float
         2e-300 <= delta < 0.5 (the projection's half at least 1e-300, :func:`jl_w`).
     r : int or None
@@ -519,6 +519,9 @@ def jl_release(X, eps, delta, r=None, rng=None, *, test=True, method="gram"):
     if method not in ("gram", "dense"):
         raise ValueError(f"method must be 'gram' or 'dense', got {method!r}")
     test = check_flag(test, "test")
+    if test and eps < 2e-6:
+        raise ValueError(f"eps must be >= 2e-06 with test=True (the projection gets eps/2, and jl_w needs "
+                         f">= 1e-06), got {eps!r}")
     rng = as_rng(rng)
     K = X.T @ X
     w, altered = _jl_gram_law(K, eps, delta, r, test, rng, 1)
@@ -557,6 +560,10 @@ class JLFit(NamedTuple):
     df: float
 
 
+#: Largest entry of the Gram matrix S of a JL table (the fit's covariance multiplies two of them).
+S_MAX = 1e150
+
+
 def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     r"""Least squares with intervals from the Gram matrix ``S = T^T T`` of a JL table ``T``.
 
@@ -584,7 +591,7 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     Parameters
     ----------
     S : array_like, shape (p, p) or (..., p, p)
-        ``T^T T`` (a stack for simulations).
+        ``T^T T`` (a stack for simulations), entries at most 1e150 in absolute value.
     r : int
         Rows of the table, r > k = p - 1.
     w : float
@@ -605,6 +612,9 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
         the covariance is not finite.
     """
     S = _check_gram(S, "S", batch=True)
+    if np.max(np.abs(S)) > S_MAX:
+        raise ValueError(f"S must have entries at most {S_MAX:g} in absolute value (the debiased covariance "
+                         f"squares them), got {np.max(np.abs(S)):g}")
     p = S.shape[-1]
     if p < 2:
         raise ValueError(f"a regression needs p >= 2 columns, got p={p}")

@@ -124,6 +124,8 @@ HEAVY = {
     "tests/test_safe_side.py::test_jl_w_is_never_too_small_at_a_billion_rows": 31.0,
     "tests/test_safe_side.py::test_jl_w_is_never_too_small": 14.3,
     "tests/test_safe_side.py::test_reported_gaussian_deltas_are_upper_bounds": 2.4,
+    "tests/test_domain_walk.py::test_corners_answer_or_refuse_by_name_without_hanging": 181.0,  # 7 subprocesses
+    "tests/test_domain_walk.py::test_every_public_function_has_corners": 5.8,
 }
 
 
