@@ -32,8 +32,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_flag
-
 __all__ = ["RANDHIE_BOUNDS", "RANDHIE_ROWS", "DataInfo", "load_randhie"]
 
 #: Public ranges of the offered columns (see the module docstring for their sources).
@@ -99,7 +97,8 @@ def load_randhie(predictors=("lncoins", "idp", "physlm", "hlthp"), *, return_inf
     """
     if isinstance(predictors, str):
         raise ValueError("predictors must be a sequence of column names, not one string")
-    return_info = check_flag(return_info, "return_info")
+    if not isinstance(return_info, (bool, np.bool_)):   # _validate.check_flag's rule (data.py sits below it)
+        raise TypeError(f"return_info must be True or False, got {return_info!r}")
     predictors = list(predictors)
     allowed = [c for c in RANDHIE_BOUNDS if c != "log1p_mdvis"]
     if not predictors or len(set(predictors)) != len(predictors) or any(c not in allowed for c in predictors):

@@ -181,6 +181,9 @@ def jl_pair_delta(eps, mu1, mu2, r):
     Returns
     -------
     float
+        With one eigenvalue zero an upper bound (as :func:`jl_delta`, never 0);
+        with two an *estimate* (the quadrature, about 1e-10 absolute, clipped at
+        0), used by the tests to compare the arc's interior with its ends.
     """
     eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
     r = _whole(r, "r", 1, R_MAX)
