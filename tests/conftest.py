@@ -126,6 +126,7 @@ HEAVY = {
     "tests/test_safe_side.py::test_reported_gaussian_deltas_are_upper_bounds": 2.4,
     "tests/test_domain_walk.py::test_corners_answer_or_refuse_by_name_without_hanging": 181.0,  # 7 subprocesses
     "tests/test_domain_walk.py::test_every_public_function_has_corners": 5.8,
+    "tests/test_fuzz.py::test_rivals_refuse_text_bools_and_non_bool_flags_by_name[data.load_randhie]": 1.1,
 }
 
 
