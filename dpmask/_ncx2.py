@@ -219,6 +219,27 @@ def _far_lower(x, k, lam):
     return out
 
 
+def _contained(fn, other, x, k, lam):
+    """``fn(x, k, lam)``, but a point where Boost raises (``ncx2.sf`` raises OverflowError from
+    ``tgamma`` at x near 0 with noncentrality above about 1500) is taken as ``1 - other(...)`` (the
+    complementary tail), or NaN (then the quadrature decides) where that raises as well: scipy
+    is asked point by point only after the whole call failed."""
+    try:
+        return _quiet(fn, x, k, lam)
+    except (ArithmeticError, ValueError, RuntimeError):
+        pass
+    out = np.empty(x.shape)
+    for i, args in enumerate(zip(x, k, lam)):
+        try:
+            out[i] = _quiet(fn, *args)
+        except (ArithmeticError, ValueError, RuntimeError):
+            try:
+                out[i] = 1.0 - _quiet(other, *args)
+            except (ArithmeticError, ValueError, RuntimeError):
+                out[i] = np.nan
+    return out
+
+
 def _scipy_log(noncentral, central, x, k, lam):
     """log of scipy's tail (``ncx2.sf`` is Boost's series, ``ncx2.cdf`` cdflib's ``chndtr``).
 
@@ -229,7 +250,8 @@ def _scipy_log(noncentral, central, x, k, lam):
     nc = lam > 0
     p = np.empty(x.shape)
     if np.any(nc):
-        p[nc] = _quiet(noncentral, x[nc], k[nc], lam[nc])
+        other = stats.ncx2.cdf if noncentral == stats.ncx2.sf else stats.ncx2.sf
+        p[nc] = _contained(noncentral, other, x[nc], k[nc], lam[nc])
     if np.any(~nc):
         p[~nc] = _quiet(central, x[~nc], k[~nc])
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -54,7 +54,7 @@ import numpy as np
 from scipy import stats
 
 from . import audit, bounds, field, gram, jl
-from ._validate import as_rng, check_delta, check_int, check_scalar
+from ._validate import as_rng, check_delta, check_eps, check_flag, check_int, check_scalar
 from .exact import analytic_gaussian_sigma
 from .inference import _check_gram, ols_from_gram, simulate_gram
 from .mechanisms import check_data
@@ -100,6 +100,18 @@ def _jl_rows(n, r):
     return n if r is None else int(r)
 
 
+def _check_levels(eps, delta, n, p, r, kinds):
+    """The shared arguments of the engine, each a single number of its kind (a named error otherwise)."""
+    eps = float(check_scalar(check_eps(eps), "eps"))
+    delta = float(check_scalar(check_delta(delta), "delta"))
+    p = int(check_scalar(check_int(p, "p", minimum=1), "p"))
+    n = int(check_scalar(check_int(n, "n", minimum=p + 1), "n"))
+    r = None if r is None else int(check_scalar(check_int(r, "r", minimum=1, maximum=jl.R_MAX), "r"))
+    if isinstance(kinds, (str, bytes)) or not all(isinstance(k, str) for k in np.ravel(np.asarray(kinds, object))):
+        raise TypeError(f"kinds must be a sequence of mechanism names among {MECHANISMS}, got {kinds!r}")
+    return eps, delta, n, p, r
+
+
 def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     """The noise parameter of each mechanism at (eps, delta), n rows, p columns.
 
@@ -111,6 +123,7 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     gram_table (Gram noise, diagonal); the :func:`dpmask.field.adassp_noise`
     dict for adassp; ``w`` (and r) for the JL variants; ``c`` (the scale) for wishart.
     """
+    eps, delta, n, p, r = _check_levels(eps, delta, n, p, r, kinds)
     out = {}
     for kind in kinds:
         if kind == "A":
@@ -438,7 +451,9 @@ def compare_from_gram(K, n, eps, delta, reps, rng=None, *, kinds=MECHANISMS, r=N
     if np.linalg.eigvalsh(K)[0] <= 0:
         raise ValueError("K must be positive definite")
     n = int(check_scalar(check_int(n, "n", minimum=p + 1), "n"))
+    eps, delta, n, p, r = _check_levels(eps, delta, n, p, r, kinds)
     reps = int(check_scalar(check_int(reps, "reps", minimum=2, maximum=10**6), "reps"))
+    first_order = check_flag(first_order, "first_order")
     rng = as_rng(rng)
     k = p - 1
     beta = np.linalg.solve(K[:k, :k], K[:k, k])

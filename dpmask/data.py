@@ -97,6 +97,8 @@ def load_randhie(predictors=("lncoins", "idp", "physlm", "hlthp"), *, return_inf
     """
     if isinstance(predictors, str):
         raise ValueError("predictors must be a sequence of column names, not one string")
+    if not isinstance(return_info, (bool, np.bool_)):   # _validate.check_flag's rule (data.py sits below it)
+        raise TypeError(f"return_info must be True or False, got {return_info!r}")
     predictors = list(predictors)
     allowed = [c for c in RANDHIE_BOUNDS if c != "log1p_mdvis"]
     if not predictors or len(set(predictors)) != len(predictors) or any(c not in allowed for c in predictors):

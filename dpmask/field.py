@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
+from ._validate import as_float_array, as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
 from .exact import analytic_gaussian_sigma
 from .inference import _check_gram
 from .mechanisms import FRAME_MAX_ENTRIES, check_data, stiefel_frame
@@ -96,9 +96,16 @@ def psd_projection(K):
            [0., 0.]])
     """
     K = _check_gram(K, "K", batch=True)
-    w, V = np.linalg.eigh(K)
+    scale = float(np.max(np.abs(K))) if K.size else 0.0
+    scale = scale or 1.0                    # eigh of entries near 1e308 overflows: scale first
+    w, V = np.linalg.eigh(K / scale)
     out = (V * np.clip(w, 0.0, None)[..., None, :]) @ np.swapaxes(V, -1, -2)
-    return 0.5 * (out + np.swapaxes(out, -1, -2))
+    out = 0.5 * out + 0.5 * np.swapaxes(out, -1, -2)
+    with np.errstate(over="ignore"):
+        out = out * scale
+    if not np.all(np.isfinite(out)):
+        raise ValueError("K is too large: its PSD projection has entries beyond the float range")
+    return out
 
 
 def gram_table(K_tilde, n, rng=None):
@@ -148,9 +155,10 @@ def gram_table(K_tilde, n, rng=None):
     if p > P_MAX:
         raise ValueError(f"K_tilde must be at most {P_MAX} x {P_MAX}, got shape {K.shape}")
     n = _whole(n, "n", p, FRAME_MAX_ENTRIES // p)
-    w, V = np.linalg.eigh(K)
-    root = (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T   # symmetric square root of K_+
-    root = 0.5 * (root + root.T)
+    scale = float(np.max(np.abs(K))) or 1.0       # eigh of entries near 1e308 overflows: scale first
+    w, V = np.linalg.eigh(K / scale)
+    root = (V * (np.sqrt(np.clip(w, 0.0, None)) * np.sqrt(scale))) @ V.T   # symmetric square root of K_+
+    root = 0.5 * root + 0.5 * root.T
     return stiefel_frame(n, p, as_rng(rng)) @ root
 
 
@@ -402,7 +410,7 @@ def adassp(Z, y, eps, delta, rng=None, *, rho=0.05, composition="basic"):
     True
     """
     Z = check_matrix(Z, "Z")
-    y = np.asarray(y, dtype=float)
+    y = as_float_array(y, "y")
     if y.ndim != 1 or y.shape[0] != Z.shape[0]:
         raise ValueError(f"y must be a 1-D array with one entry per row of Z ({Z.shape[0]}), got shape {y.shape}")
     X = check_data(np.column_stack([Z, y]), name="[Z, y]")

@@ -427,7 +427,11 @@ def first_order_errors(K, cov, response=-1):
     out = {}
     for key, c in cols.items():
         J = np.column_stack(c)
-        out[key] = float(np.sqrt(np.trace(J @ C @ J.T) / (J.shape[0] if key != "angle" else 1)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[key] = float(np.sqrt(np.trace(J @ C @ J.T) / (J.shape[0] if key != "angle" else 1)))
+    if not all(np.isfinite(v) for v in out.values()):
+        raise ValueError("K is too badly scaled for cov: the first-order errors overflow the float range "
+                         f"(max|K| = {np.max(np.abs(K)):g}; scale the data)")
     return out
 
 
@@ -479,9 +483,16 @@ def error_coefficients(M, response=-1):
         raise ValueError("M must be positive definite")
     eye2 = _sym_identity(p)
     cross = mask_noise_cov(M, 1, 1.0) - eye2
-    eb = first_order_errors(M, cross, response)
-    ec = first_order_errors(M, eye2, response)
-    return {key: (eb[key] ** 2, ec[key] ** 2) for key in eb}
+    try:
+        eb = first_order_errors(M, cross, response)
+        ec = first_order_errors(M, eye2, response)
+    except ValueError as exc:
+        raise ValueError(f"M is too badly scaled: {exc}") from exc
+    with np.errstate(over="ignore"):
+        out = {key: (eb[key] ** 2, ec[key] ** 2) for key in eb}
+    if not all(np.isfinite(v).all() for v in out.values()):
+        raise ValueError(f"M is too badly scaled: its error coefficients overflow (max|M| = {np.max(np.abs(M)):g})")
+    return out
 
 
 def example_moments(p):

@@ -101,7 +101,7 @@ def _check_gram(G, name="G", *, batch=False):
     scale = float(np.max(np.abs(arr))) if arr.size else 0.0
     if not np.allclose(arr, swapped, rtol=1e-10, atol=1e-10 * scale):
         raise ValueError(f"{name} must be symmetric")
-    return 0.5 * (arr + swapped)
+    return 0.5 * arr + 0.5 * swapped   # not 0.5 (arr + swapped): entries near 1e308 would overflow
 
 
 def _check_n(n, p):

@@ -24,7 +24,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from ._validate import as_float_array, as_rng, check_eps, check_matrix, check_scalar
+from . import _ncx2
+from ._validate import (as_float_array, as_rng, check_delta, check_eps, check_flag, check_matrix, check_scalar,
+                        check_sigma)
 from .field import P_MAX, _one_eps_delta, _whole
 from .inference import _check_column, _check_gram
 from .mechanisms import FRAME_MAX_ENTRIES, check_data
@@ -52,26 +54,100 @@ def _logsumexp_diff(log_a, log_b):
         return np.where(log_a > log_b, log_a + np.log(-np.expm1(np.minimum(log_b - log_a, 0.0))), -np.inf)
 
 
-def _delta_up(eps, mu, r):
-    """delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r, mu > 0 (P the first law).
+_ULP = float(np.finfo(float).eps)
+#: Relative error allowed for the chi-square tails of :func:`_chi2_log_tail` above 1e-300: 1e-10,
+#: three times the largest error measured against 40-digit mpmath (3.3e-11, the quadrature at
+#: r = 1e9 and a tail of 1e-300; scipy's own tails, where they are used, within 6e-12).
+#: tests/test_safe_side.py checks the bounds that rest on it.
+TAIL_RTOL = 1e-10
+#: scipy's regularized incomplete gamma function is used for a chi-square log tail above this
+#: value (or for r < 1000); below it, for r >= 1000, the log-space quadrature of
+#: :mod:`dpmask._ncx2`.  scipy's lower tail is wrong from r of about 1e6 on (by 8e-9 relative at
+#: r = 1e6, by a factor 2 at r = 1e9, 5 standard deviations out: its large-a expansion).
+_SCIPY_LOG_TAIL = -6.0
+#: Smallest delta reported: below it the tails are not computed (a bound, not an estimate).
+DELTA_FLOOR = 1e-300
+_LOG_FLOOR = float(np.log(DELTA_FLOOR))
+
+
+def _chi2_log_tail(x, r, upper):
+    """log P[Q > x] (*upper*) or log P[Q <= x] for Q ~ chi2_r: scipy where it is accurate, else the quadrature."""
+    with np.errstate(divide="ignore"):
+        val = float(stats.chi2.logsf(x, r) if upper else stats.chi2.logcdf(x, r))
+    if r >= 1000 and x > 0 and not val > _SCIPY_LOG_TAIL:
+        args = (np.array([float(x)]), np.array([float(r)]), np.array([0.0]))
+        with np.errstate(all="ignore"):
+            far = float((_ncx2._far_upper if upper else _ncx2._far_lower)(*args)[0])
+        if np.isfinite(far) or far == -np.inf:
+            val = far
+    return val
+
+
+def _log_hockey_up(eps, log_a, log_eb, log_x, log_pdf_b, log_b):
+    """Upper bound on log(a - e^eps b) from the computed logs of a and e^eps b.
+
+    The allowance: each tail carries ``TAIL_RTOL`` plus the rounding of its log
+    (8 ulp of ``|log|``), and the second tail's argument, divided by ``1 + mu``
+    apart from the first, carries 4 ulp, i.e. ``4 ulp x f(x)/F(x)`` of the tail
+    (F the tail, f the density at x).  The mismatch of the threshold itself
+    costs nothing: any threshold gives a valid test set.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        kappa = np.exp(np.minimum(log_x + log_pdf_b - log_b, 700.0)) if np.isfinite(log_b) else 0.0
+        eta_a = TAIL_RTOL + 8.0 * _ULP * (1.0 + abs(log_a))
+        eta_b = TAIL_RTOL + 8.0 * _ULP * (1.0 + abs(log_eb) + abs(eps)) + 4.0 * _ULP * kappa
+        terms = [float(_logsumexp_diff(log_a, log_eb)), log_a + np.log(eta_a), log_eb + np.log(eta_b)]
+        return float(np.logaddexp.reduce([t for t in terms if t > -np.inf] or [-np.inf]))
+
+
+def _mu_up(rho):
+    """A mechanism parameter rounded up (delta grows with it): evaluating there is an upper bound."""
+    return rho * (1.0 + 4.0 * _ULP)
+
+
+def _log_delta_up(eps, mu, r):
+    """log of an upper bound on delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r, mu > 0 (P the first law).
 
     L = (r/2) log(1 + mu) - mu Q / (2 (1 + mu)), Q ~ chi2_r under P and
     Q = (1 + mu) Q' under the second law; L > eps iff Q < q*.
     """
+    mu = _mu_up(mu)
     q = (r * np.log1p(mu) - 2.0 * eps) * (1.0 + mu) / mu
-    if q <= 0:
-        return 0.0
-    log_a = stats.chi2.logcdf(q, r)
-    log_b = eps + stats.chi2.logcdf(q / (1.0 + mu), r)
-    return float(np.exp(_logsumexp_diff(log_a, log_b)))
+    if not q > 0:
+        return -np.inf
+    qb = q / (1.0 + mu)
+    log_a = _chi2_log_tail(q, r, False)
+    log_b = _chi2_log_tail(qb, r, False)
+    if log_a < _LOG_FLOOR - 1.0:      # delta <= P(Q < q) < 1e-300 / e
+        return -np.inf
+    return _log_hockey_up(eps, log_a, eps + log_b, np.log(qb), float(stats.chi2.logpdf(qb, r)), log_b)
+
+
+def _log_delta_down(eps, nu, r):
+    """log of an upper bound on delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r, 0 < nu < 1 (P the first law)."""
+    nu = min(_mu_up(nu), 1.0 - _ULP)
+    q = (2.0 * eps - r * np.log1p(-nu)) * (1.0 - nu) / nu
+    qb = q / (1.0 - nu)
+    log_a = _chi2_log_tail(q, r, True)
+    log_b = _chi2_log_tail(qb, r, True)
+    if log_a < _LOG_FLOOR - 1.0:      # delta <= P(Q > q) < 1e-300 / e
+        return -np.inf
+    return _log_hockey_up(eps, log_a, eps + log_b, np.log(qb), float(stats.chi2.logpdf(qb, r)), log_b)
+
+
+def _as_delta(log_delta):
+    """A reported delta: at most 1, never 0 (below 1e-300 the bound 1e-300)."""
+    return float(min(1.0, max(np.exp(log_delta), DELTA_FLOOR)))
+
+
+def _delta_up(eps, mu, r):
+    """An upper bound on delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r (:func:`_log_delta_up`)."""
+    return _as_delta(_log_delta_up(eps, mu, r))
 
 
 def _delta_down(eps, nu, r):
-    """delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r, 0 < nu < 1 (P the first law)."""
-    q = (2.0 * eps - r * np.log1p(-nu)) * (1.0 - nu) / nu
-    log_a = stats.chi2.logsf(q, r)
-    log_b = eps + stats.chi2.logsf(q / (1.0 - nu), r)
-    return float(np.exp(_logsumexp_diff(log_a, log_b)))
+    """An upper bound on delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r (:func:`_log_delta_down`)."""
+    return _as_delta(_log_delta_down(eps, nu, r))
 
 
 def jl_pair_delta(eps, mu1, mu2, r):
@@ -106,6 +182,9 @@ def jl_pair_delta(eps, mu1, mu2, r):
     Returns
     -------
     float
+        With one eigenvalue zero an upper bound (as :func:`jl_delta`, never 0);
+        with two an *estimate* (the quadrature, about 1e-10 absolute, clipped at
+        0), used by the tests to compare the arc's interior with its ends.
     """
     eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
     r = _whole(r, "r", 1, R_MAX)
@@ -138,11 +217,18 @@ def jl_pair_delta(eps, mu1, mu2, r):
     return max(prob(a1, a2) - np.exp(eps) * prob(mu1, mu2), 0.0)
 
 
-def _delta_worst(eps, rho, r):
-    """Worst delta over the rank-one ends of the arc of radius rho (both directions)."""
+def _log_delta_worst(eps, rho, r):
+    """log of an upper bound on the worst delta over the rank-one ends of the arc of radius rho."""
     if rho >= 1:
-        return 1.0
-    return max(_delta_down(eps, rho, r), _delta_up(eps, rho / (1.0 - rho), r))
+        return 0.0
+    rho = max(rho, 1e-150)      # delta grows with rho: a larger rho bounds it (and 1/rho stays finite)
+    mu = _mu_up(rho) / (1.0 - _mu_up(rho))
+    return min(0.0, max(_log_delta_down(eps, rho, r), _log_delta_up(eps, mu, r)))
+
+
+def _delta_worst(eps, rho, r):
+    """Worst delta over the rank-one ends of the arc of radius rho (both directions): an upper bound."""
+    return _as_delta(_log_delta_worst(eps, rho, r))
 
 
 def jl_delta(eps, w, r, p):
@@ -179,7 +265,8 @@ def jl_delta(eps, w, r, p):
     eps : float
         1e-6 <= eps <= 10.
     w : float
-        The floor of the singular values of ``A'``, w > 0.
+        The floor of the singular values of ``A'``, 0 < w <= 1e150 (every floor
+        :func:`jl_w` returns).
     r : int
         Rows of the projection, 1 <= r <= 1e9.
     p : int
@@ -188,7 +275,11 @@ def jl_delta(eps, w, r, p):
     Returns
     -------
     float
-        delta in [0, 1] (1 when ``w^2 <= 2 sqrt(p) - 1``).
+        delta in [1e-300, 1] (1 when ``w^2 <= 2 sqrt(p) - 1``), an upper bound:
+        the chi-square tails' computed difference plus its error allowance
+        (``TAIL_RTOL`` = 1e-12 of each tail, the rounding of their logs and of
+        the threshold), at ``rho`` rounded up; where a tail that bounds delta is
+        below 1e-300, the bound 1e-300 (never 0).
 
     Examples
     --------
@@ -196,10 +287,23 @@ def jl_delta(eps, w, r, p):
     True
     """
     eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
-    w = float(check_scalar(check_eps(w, "w"), "w"))
+    w = float(check_scalar(check_sigma(w, "w", top=W_MAX), "w"))
     r = _whole(r, "r", 1, R_MAX)
     p = _whole(p, "p", 1, P_MAX)
-    return _delta_worst(eps, (2.0 * np.sqrt(p) - 1.0) / w**2, r)
+    return _delta_of_w(eps, w, r, p)
+
+
+#: Largest floor w accepted by :func:`jl_delta` (w^2 stays finite; :func:`jl_w` returns at most about 1e8).
+W_MAX = 1e150
+
+
+def _log_delta_of_w(eps, w, r, p):
+    """log of jl_delta's bound; rho = (2 sqrt(p) - 1)/w^2 rounded up (delta grows with rho)."""
+    return _log_delta_worst(eps, _mu_up((2.0 * np.sqrt(p) - 1.0) / (w * w)), r)
+
+
+def _delta_of_w(eps, w, r, p):
+    return _as_delta(_log_delta_of_w(eps, w, r, p))
 
 
 def jl_delta_worst_pair(eps, w, r, p):
@@ -254,21 +358,26 @@ def jl_w(eps, delta, r, p):
     not at a real pair of neighbours (:func:`jl_delta_worst_pair`, within 2 % of it).
 
     Solves :func:`jl_delta` ``(eps, w, r, p) = delta`` for ``w`` (delta falls
-    as ``w`` grows) and returns a ``w`` at which the computed delta is at most
-    the target.  For large r, ``w^2 ≈ (2 sqrt(p) - 1) z sqrt(r/2) / eps``
+    as ``w`` grows) and returns a ``w`` at which the delta :func:`jl_delta`
+    reports, an upper bound with its error allowance (``TAIL_RTOL`` and the
+    rounding, see :func:`jl_delta`), is at most the target: the true delta of
+    the returned floor is at or below the target.  For large r, ``w^2 ≈ (2 sqrt(p) - 1) z sqrt(r/2) / eps``
     roughly, with ``z`` a normal quantile of delta: ``w^2`` grows like
     ``sqrt(r)``.
 
     Parameters
     ----------
     eps, delta : float
-        The target: 1e-6 <= eps <= 10, 0 < delta < 0.5.
+        The target: 1e-6 <= eps <= 10, 1e-300 <= delta < 0.5 (below 1e-300 the
+        chi-square tails are not computed).
     r, p : int
         As in :func:`jl_delta`.
 
     Returns
     -------
     float
+        At most about 1e8 (eps = 1e-6, delta = 1e-300, r = 1e9, p = 64), inside
+        :func:`jl_delta`'s domain of w.
 
     Examples
     --------
@@ -277,28 +386,49 @@ def jl_w(eps, delta, r, p):
     True
     """
     eps, delta = _one_eps_delta(eps, delta)
+    _check_delta_floor(delta)
     r = _whole(r, "r", 1, R_MAX)
     p = _whole(p, "p", 1, P_MAX)
     return _jl_w(eps, delta, r, p)
 
 
+def _check_delta_floor(delta, lower=DELTA_FLOOR):
+    """Refuse a target delta below *lower*: jl_delta reports no delta below 1e-300."""
+    if delta < lower:
+        raise ValueError(f"delta must be >= {lower:g} (jl_delta reports no delta below 1e-300: its chi-square "
+                         f"tails stop there), got {delta!r}")
+
+
 @lru_cache(maxsize=1024)
 def _jl_w(eps, delta, r, p):
-    """jl_w on validated Python scalars (cached: the engine and the release call it repeatedly)."""
+    """jl_w on validated Python scalars (cached: the engine and the release call it repeatedly).
+
+    A root of log delta_worst(rho) = log delta in log rho (bracket widened at most 60 times,
+    a named error if it cannot be), then w raised by relative steps 2**-52, 2**-51, ... (at
+    most 80) until the bound :func:`jl_delta` reports at w is at most delta.
+    """
     sens = 2.0 * np.sqrt(p) - 1.0
+    log_target = np.log(delta)
 
     def f(log_rho):
-        return np.log(max(_delta_worst(eps, np.exp(log_rho), r), 1e-300)) - np.log(delta)
+        return max(_log_delta_worst(eps, np.exp(log_rho), r), -1e5) - log_target
 
     # delta -> 0 as rho -> 0; at rho close to 1 it is near 1
     lo, hi = np.log(1e-12), np.log(0.999)
-    while f(lo) > 0:  # pragma: no cover - tiny eps with huge r
+    for _ in range(60):
+        if f(lo) <= 0:
+            break
         lo -= 10.0
-    log_rho = optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)
-    rho = np.exp(log_rho)
-    while _delta_worst(eps, rho, r) > delta:  # stay on the safe side of the root
-        rho *= 1 - 1e-12
-    return float(np.sqrt(sens / rho))
+    else:  # pragma: no cover - delta stays above the target down to rho = e^-628
+        raise ValueError(f"jl_w found no floor w for eps={eps!r}, delta={delta!r}, r={r}: delta stays above "
+                         "the target as w grows (outside the domain where the chi-square tails are accurate)")
+    log_rho = hi if f(hi) <= 0 else optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)
+    w = float(np.sqrt(sens / np.exp(log_rho)))
+    for j in range(80):  # stay on the safe side of the root, by the value jl_delta reports
+        if _delta_of_w(eps, w, r, p) <= delta:
+            return w
+        w *= 1.0 + _ULP * 2.0**j
+    raise ValueError(f"jl_w could not reach delta={delta!r} at eps={eps!r}, r={r}, p={p}")  # pragma: no cover
 
 
 def jl_w_sheffet(eps, delta, r, p):
@@ -408,9 +538,9 @@ def jl_release(X, eps, delta, r=None, rng=None, *, test=True, method="gram"):
     X : array_like, shape (n, p)
         Data with entries in [-1, 1] (the response, if any, among the columns).
     eps : float
-        1e-6 <= eps <= 10.
+        1e-6 <= eps <= 10 (2e-6 <= eps with ``test=True``: the projection gets half).
     delta : float
-        0 < delta < 0.5.
+        2e-300 <= delta < 0.5 (the projection's half at least 1e-300, :func:`jl_w`).
     r : int or None
         Rows of the projection, 1 <= r <= 1e9; None: r = n.  The table takes
         r p floats (r p <= 2**26).
@@ -440,12 +570,16 @@ def jl_release(X, eps, delta, r=None, rng=None, *, test=True, method="gram"):
     if p > P_MAX:
         raise ValueError(f"X must have at most {P_MAX} columns, got {p}")
     eps, delta = _one_eps_delta(eps, delta)
+    _check_delta_floor(delta, 2 * DELTA_FLOOR)
     r = n if r is None else _whole(r, "r", 1, R_MAX)
     if r * p > FRAME_MAX_ENTRIES:
         raise ValueError(f"r * p must be <= {FRAME_MAX_ENTRIES} (the table's size), got r={r}, p={p}")
     if method not in ("gram", "dense"):
         raise ValueError(f"method must be 'gram' or 'dense', got {method!r}")
-    test = bool(test)
+    test = check_flag(test, "test")
+    if test and eps < 2e-6:
+        raise ValueError(f"eps must be >= 2e-06 with test=True (the projection gets eps/2, and jl_w needs "
+                         f">= 1e-06), got {eps!r}")
     rng = as_rng(rng)
     K = X.T @ X
     w, altered = _jl_gram_law(K, eps, delta, r, test, rng, 1)
@@ -484,6 +618,10 @@ class JLFit(NamedTuple):
     df: float
 
 
+#: Largest entry of the Gram matrix S of a JL table (the fit's covariance multiplies two of them).
+S_MAX = 1e150
+
+
 def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     r"""Least squares with intervals from the Gram matrix ``S = T^T T`` of a JL table ``T``.
 
@@ -511,7 +649,7 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     Parameters
     ----------
     S : array_like, shape (p, p) or (..., p, p)
-        ``T^T T`` (a stack for simulations).
+        ``T^T T`` (a stack for simulations), entries at most 1e150 in absolute value.
     r : int
         Rows of the table, r > k = p - 1.
     w : float
@@ -532,6 +670,9 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
         the covariance is not finite.
     """
     S = _check_gram(S, "S", batch=True)
+    if np.max(np.abs(S)) > S_MAX:
+        raise ValueError(f"S must have entries at most {S_MAX:g} in absolute value (the debiased covariance "
+                         f"squares them), got {np.max(np.abs(S)):g}")
     p = S.shape[-1]
     if p < 2:
         raise ValueError(f"a regression needs p >= 2 columns, got p={p}")
@@ -544,7 +685,14 @@ def jl_ols_from_gram(S, r, w, altered, response=-1, *, debias=True, level=0.95):
     level = float(check_scalar(as_float_array(level, "level"), "level"))
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    altered = np.broadcast_to(np.asarray(altered, dtype=bool), S.shape[:-2])
+    if not isinstance(altered, (bool, np.bool_)) and np.asarray(altered).dtype.kind != "b":
+        raise TypeError(f"altered must be True or False (or an array of bools), got {altered!r}")
+    debias = check_flag(debias, "debias")
+    try:
+        altered = np.broadcast_to(np.asarray(altered, dtype=bool), S.shape[:-2])
+    except ValueError as exc:
+        raise ValueError(f"altered must broadcast to the stack's shape {S.shape[:-2]}, got shape "
+                         f"{np.shape(altered)}") from exc
     pred = np.array([j for j in range(p) if j != response])
     Szz = S[..., pred[:, None], pred[None, :]]
     Szy = S[..., pred, response]

@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import as_float_array, as_rng, check_int, check_n_p, check_scalar, scalar_or_array
-from .exact import analytic_gaussian_delta
+from .exact import SIGMA_GAUSS, analytic_gaussian_delta
 from .gram import sigma_gram, sigma_low_large_n
 from .mechanisms import check_data
 
@@ -126,6 +126,9 @@ def distributed_delta(eps, delta, p, dropout=0.0, pad=0.0):
     Returns
     -------
     float or ndarray
+        An upper bound on the real delta (the noise rounded down by 16 ulp,
+        then :func:`dpmask.exact.analytic_gaussian_delta`'s upper bound),
+        never 0.
 
     Examples
     --------
@@ -137,7 +140,20 @@ def distributed_delta(eps, delta, p, dropout=0.0, pad=0.0):
     tau_left = np.asarray(distributed_tau(eps, delta, p, dropout, pad))
     sens = 2.0 * np.sqrt(np.asarray(check_int(p, "p", minimum=1))) - 1.0
     eps = np.asarray(as_float_array(eps, "eps"))
-    return scalar_or_array(analytic_gaussian_delta(eps, tau_left / sens))
+    # delta falls as the noise grows: the noise rounded down by 16 ulp (the roundings of tau_left and
+    # of the sensitivity) keeps the answer an upper bound
+    return scalar_or_array(_delta_up(eps, tau_left / sens))
+
+
+def _delta_up(eps, sigma):
+    """An upper bound on the Gaussian mechanism's delta at noise sigma (sensitivity 1), never 0.
+
+    delta falls as the noise grows: sigma rounded down by 16 ulp (the roundings of tau_left and
+    of the sensitivity); beyond the Gaussian curve's sigma range, sigma = 1e102 bounds it above,
+    and below 1e-100 the bound is 1."""
+    sigma = np.asarray(sigma, float) * (1.0 - 16.0 * np.finfo(float).eps)
+    bottom, top = SIGMA_GAUSS
+    return np.where(sigma < bottom, 1.0, analytic_gaussian_delta(eps, np.clip(sigma, bottom, top)))
 
 
 class DistributedGram(NamedTuple):
@@ -218,7 +234,7 @@ def distributed_gram(X, eps, delta, dropout=0.0, rng=None, pad=0.0, *, method="p
         noise = 0.5 * (W + W.T)
     tau_left = share * np.sqrt(len(survivors))
     sens = 2.0 * np.sqrt(p) - 1.0
-    delta_real = float(analytic_gaussian_delta(float(eps), tau_left / sens))
+    delta_real = float(_delta_up(float(eps), tau_left / sens))
     return DistributedGram(Xs.T @ Xs + noise, survivors, float(tau_left), delta_real)
 
 

@@ -708,7 +708,7 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
     delta : float
         0 < delta < 1.
     n : int
-        Rows, n >= 3.
+        Rows, 3 <= n <= 1e7.
     p : int
         Columns; only p = 2 is implemented.
     pairs : list of (K, K') or (K, K', label), or None
@@ -718,18 +718,18 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         :math:`0 \le x_2 \le x_1 \le 1`, and the projection change with shared
         rows of four sizes along (1, 1), (1, -1) and (1, 0)), both orders.
     n_samples : int
-        Draws for the final roots.
+        Draws for the final roots, 200 <= n_samples <= 2**23.
     rng : int
         Seed (common random numbers throughout).
     confidence : float
-        Level of the interval on each delta; the returned interval on sigma
+        Level of the interval on each delta, 0 < confidence < 1; the returned interval on sigma
         comes from solving with the interval's ends.
     screen_samples : int
-        Draws for the screen: every pair's delta at the projection sigma,
+        Draws for the screen (200 to 2**23): every pair's delta at the projection sigma,
         ranked by its paired difference from the projection pair's (same
         base draws), which is far more precise than either estimate.
     top : int
-        How many of the screened pairs get a root of their own.
+        How many of the screened pairs get a root of their own, top >= 1.
 
     Returns
     -------
@@ -745,16 +745,28 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         projection pair) and ``delta_projection_exact`` (its exact delta at
         sigma_low, which is the target delta up to root-finding error).
     """
-    eps = float(check_eps(eps, lower=1e-4, top=100.0))
-    delta = float(check_delta(delta))
-    n = int(check_int(n, "n", minimum=3))
-    if int(check_int(p, "p", minimum=1)) != 2:
+    eps = _single(check_eps(eps, lower=1e-4, top=100.0), "eps")
+    delta = _single(check_delta(delta), "delta")
+    n = int(_single(check_int(n, "n", minimum=3, maximum=_Q_MAX), "n"))
+    if int(_single(check_int(p, "p", minimum=1), "p")) != 2:
         raise ValueError(f"p must be 2 (the only case implemented), got {p!r}")
+    n_samples = int(_single(check_int(n_samples, "n_samples", minimum=200, maximum=_SIZE_MAX), "n_samples"))
+    screen_samples = int(_single(check_int(screen_samples, "screen_samples", minimum=200, maximum=_SIZE_MAX),
+                                 "screen_samples"))
+    confidence = _single(as_float_array(confidence, "confidence"), "confidence")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    as_rng(rng)  # a named error for a bad seed before the search starts (the draws take the seed itself)
+    if pairs is not None and (isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__len__") or len(pairs) == 0):
+        raise ValueError(f"pairs must be None or a non-empty list of (K, K_prime[, label]), got {pairs!r}")
+    top = int(_single(check_int(top, "top", minimum=1), "top"))
     sigma_low = float(audit.sigma_lower_bound(eps, delta, n, 2, "projection"))
     K0, K0p = projection_pair()
     if pairs is None:
         pairs = [(K0, K0p, "projection pair")] + _candidate_pairs(n)
-    pairs = [(np.asarray(c[0], float), np.asarray(c[1], float), c[2] if len(c) > 2 else str(i))
+    if any(not isinstance(c, (tuple, list)) or len(c) not in (2, 3) for c in pairs):
+        raise ValueError("pairs must hold tuples (K, K_prime) or (K, K_prime, label)")
+    pairs = [(_check_gram(c[0], "pairs"), _check_gram(c[1], "pairs"), c[2] if len(c) > 2 else str(i))
              for i, c in enumerate(pairs)]
     z = float(special.ndtri(0.5 + 0.5 * confidence))
     screen = _screen_pairs(eps, sigma_low, n, pairs, _Draws(n, screen_samples, rng), z)

@@ -124,6 +124,14 @@ HEAVY = {
     "tests/test_scale.py::test_release_b_dask_rows_follow_dense_reference": 1.6,
     "tests/test_edges.py::test_sigma_lower_bound_settles_at_tiny_delta_and_around": 1.6,
     "tests/test_edges.py::test_masked_p1_sigma_settles_at_tiny_delta_and_around": 1.2,
+    # issue 25 (measured at load 4 on 27 Nov 2026): the JL sweep against 50-digit mpmath, the
+    # reported Gaussian deltas, and the domain walk (each function's corners in subprocesses)
+    "tests/test_safe_side.py::test_jl_w_is_never_too_small_at_a_billion_rows": 31.0,
+    "tests/test_safe_side.py::test_jl_w_is_never_too_small": 14.3,
+    "tests/test_safe_side.py::test_reported_gaussian_deltas_are_upper_bounds": 2.4,
+    "tests/test_domain_walk.py::test_corners_answer_or_refuse_by_name_without_hanging": 181.0,  # 7 subprocesses
+    "tests/test_domain_walk.py::test_every_public_function_has_corners": 5.8,
+    "tests/test_fuzz.py::test_rivals_refuse_text_bools_and_non_bool_flags_by_name[data.load_randhie]": 1.1,
 }
 
 

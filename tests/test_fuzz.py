@@ -597,6 +597,10 @@ def test_text_bools_and_non_bool_flags_are_refused_by_name(key):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _call(key, fn, dict(kwargs)) if key != ("audit", "mc_delta") else fn(**kwargs)
+    _refuses_every_replacement(key, fn, kwargs)
+
+
+def _refuses_every_replacement(key, fn, kwargs):
     silent = []
     for name, label, bad in _replacements(kwargs):
         try:
@@ -613,3 +617,116 @@ def test_text_bools_and_non_bool_flags_are_refused_by_name(key):
         else:
             silent.append(f"{name} as {label}: accepted")
     assert not silent, f"{key}: " + "; ".join(silent)
+
+
+# --------------------------------------------------------------------------- the rivals (issue 25)
+#
+# The modules added with the field (dpmask.field, jl, trust, compare, data; dpmask.rivals
+# re-exports them) use the same checks: each public function is called once with valid arguments,
+# then with each number as text and as a bool, each array as text, each flag as "no".
+
+from dpmask import compare, data, field, jl, trust  # noqa: E402
+
+_K3 = 1000.0 * np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+_FAST = dict(kinds=("A", "gram", "jl"), low="large_n")
+RIVAL_MODULES = {"compare": compare, "field": field, "jl": jl, "trust": trust, "data": data}
+RIVAL_VALID = {
+    ("compare", "noise_levels"): dict(eps=0.5, delta=0.01, n=1000, p=3, r=100, **_FAST),
+    ("compare", "first_order_rmse"): dict(kind="jl", K=_K3, n=1000, eps=0.5, delta=0.01, r=100),
+    ("compare", "compare_from_gram"): dict(K=_K3, n=1000, eps=0.5, delta=0.01, reps=2, rng=0, r=100,
+                                           first_order=False, **_FAST),
+    ("compare", "compare_mechanisms"): dict(X=_matrix(50, 3), eps=0.5, delta=0.01, reps=2, rng=0, r=100,
+                                            first_order=True, **_FAST),
+    ("field", "psd_projection"): dict(K=_G2),
+    ("field", "gram_table"): dict(K_tilde=_G2, n=10, rng=0),
+    ("field", "cross_sensitivity"): dict(k=2),
+    ("field", "adassp_noise"): dict(eps=0.5, delta=0.01, p=3),
+    ("field", "adassp_from_gram"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2, rho=0.05),
+    ("field", "adassp"): dict(Z=_matrix(30, 2), y=np.linspace(-1, 1, 30), eps=0.5, delta=0.01, rng=0, rho=0.05),
+    ("jl", "jl_delta"): dict(eps=0.5, w=30.0, r=100, p=2),
+    ("jl", "jl_pair_delta"): dict(eps=0.5, mu1=0.1, mu2=-0.1, r=100),
+    ("jl", "jl_w"): dict(eps=0.5, delta=0.01, r=100, p=2),
+    ("jl", "jl_w_sheffet"): dict(eps=0.5, delta=0.01, r=100, p=2),
+    ("jl", "jl_release"): dict(X=_M62, eps=0.5, delta=0.01, r=20, rng=0, test=True),
+    ("jl", "jl_ols_from_gram"): dict(S=1000.0 * _G2, r=100, w=2.0, altered=True, response=-1, debias=True,
+                                     level=0.95),
+    ("trust", "distributed_tau"): dict(eps=0.5, delta=0.01, p=2, dropout=0.1, pad=0.1),
+    ("trust", "distributed_delta"): dict(eps=0.5, delta=0.01, p=2, dropout=0.1, pad=0.1),
+    ("trust", "distributed_gram"): dict(X=_matrix(20, 2), eps=0.5, delta=0.01, dropout=0.1, rng=0, pad=0.1),
+    ("trust", "trust_costs"): dict(n=1000, p=3),
+    ("data", "load_randhie"): dict(return_info=True),
+}
+
+
+@pytest.mark.parametrize("key", sorted(RIVAL_VALID), ids=lambda k: ".".join(k))
+def test_rivals_refuse_text_bools_and_non_bool_flags_by_name(key):
+    """Issue 25: noise_levels(r="100") and compare_from_gram(eps=True) were accepted, jl_release(test="no"),
+    jl_ols_from_gram(altered="no", debias="no") and load_randhie(return_info="no") read "no" as True,
+    adassp parsed y given as text."""
+    if key == ("data", "load_randhie"):
+        pytest.importorskip("statsmodels")
+    fn = getattr(RIVAL_MODULES[key[0]], key[1])
+    kwargs = RIVAL_VALID[key]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(**kwargs)
+    _refuses_every_replacement(key, fn, kwargs)
+
+
+def test_every_rival_function_has_valid_arguments_listed():
+    missing = [f"{m}.{n}" for m, mod in RIVAL_MODULES.items() for n in mod.__all__
+               if callable(getattr(mod, n)) and not isinstance(getattr(mod, n), type) and (m, n) not in RIVAL_VALID
+               and (m, n) not in {("compare", "simulate_slopes"), ("compare", "summarise"), ("jl", "jl_ols")}]
+    assert not missing, missing
+
+
+def _refused(fn, names, *args, **kwargs):
+    """The call is refused with a ValueError or TypeError whose message names one of *names*."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        fn(*args, **kwargs)
+    assert _names_an_argument(str(info.value), names), str(info.value)
+    return info
+
+
+@pytest.mark.parametrize("fn", [compare.noise_levels, compare.compare_from_gram], ids=lambda f: f.__name__)
+def test_engine_refuses_the_issue_inputs_by_name(fn):
+    args = (0.5, 0.01, 1000, 3) if fn is compare.noise_levels else (_K3, 1000, 0.5, 0.01, 2)
+    idx = 0 if fn is compare.noise_levels else 2
+    for r in ("100", 100.7, True, 0, 10**10, [100, 200]):
+        _refused(fn, {"r"}, *args, r=r, **_FAST)
+    for eps in (True, "0.5", [0.5, 1.0], 0.0, math.nan):
+        bad = list(args)
+        bad[idx] = eps
+        _refused(fn, {"eps"}, *bad, **_FAST)
+    assert isinstance(_refused(fn, {"kinds"}, *args, kinds="jl").value, TypeError)
+
+
+def test_field_and_jl_refuse_the_issue_inputs_by_name():
+    _refused(field.adassp, {"y"}, _matrix(5, 1), ["0.1"] * 5, 1.0, 1e-5)
+    _refused(jl.jl_release, {"test"}, _M62, 0.5, 0.01, test="no")
+    _refused(jl.jl_release, {"delta"}, _M62, 0.5, 1e-310)
+    _refused(jl.jl_w, {"delta"}, 1.0, 1e-310, 10, 2)          # hung before (issue 25)
+    _refused(jl.jl_ols_from_gram, {"altered"}, 1000.0 * _G2, 100, 2.0, "no")
+    _refused(jl.jl_ols_from_gram, {"debias"}, 1000.0 * _G2, 100, 2.0, True, debias="no")
+    _refused(jl.jl_ols_from_gram, {"S"}, 1e300 * np.eye(2), 100, 2.0, True)
+    # jl_delta takes every floor jl_w returns (it refused w > 1e4 before)
+    assert 0 < jl.jl_delta(1e-3, 5.9e4, 10**9, 64) <= 1
+    # the rival's table of a huge noisy Gram matrix is finite (it was NaN)
+    T = field.gram_table(1e308 * np.eye(2), 5, rng=0)
+    assert np.all(np.isfinite(T)) and np.allclose(T.T @ T / 1e308, np.eye(2))
+    assert np.all(np.isfinite(field.psd_projection(1e308 * np.eye(2))))
+
+
+def test_data_refuses_a_non_bool_flag_by_name():
+    _refused(data.load_randhie, {"return_info"}, return_info="no")
+    _refused(data.load_randhie, {"return_info"}, return_info=1)
+
+
+@pytest.mark.parametrize("option", [dict(confidence=2), dict(confidence=True), dict(confidence=0.0),
+                                    dict(top=0), dict(top=True), dict(top=1.5), dict(screen_samples="3000"),
+                                    dict(n_samples=10), dict(rng=True), dict(pairs="x"), dict(pairs=[]),
+                                    dict(eps=[1.0, 2.0]), dict(n=[10, 20])], ids=str)
+def test_masked_sigma_search_refuses_its_options_by_name(option):
+    """Issue 25: confidence=2 or True and top=0 failed with errors that named no argument."""
+    kwargs = {**dict(eps=1.0, delta=1e-5, n=100), **option}
+    _refused(wishart.masked_sigma_search, set(option), **kwargs)

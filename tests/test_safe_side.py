@@ -31,8 +31,9 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from scipy import stats
 
-from dpmask import bounds, exact, rivals
+from dpmask import bounds, exact, jl, rivals
 
 from _mp_ncx2 import log_ratio_threshold
 
@@ -279,6 +280,21 @@ def test_sigma_b_at_the_issue_points():
         assert 0 <= m < 1e-6, (d, m)
 
 
+@pytest.mark.parametrize("eps, delta, n, p", [(100.0, 0.3, 751, 750), (30.0, 0.3, 10**6 + 1, 10**6),
+                                          (60.0, 0.3, 10**6 + 1, 10**6)])
+def test_sigma_b_where_scipy_raises(eps, delta, n, p):
+    """Issue 25: scipy's ncx2.sf raised OverflowError (Boost's tgamma) at x near 0 with a
+    noncentrality above about 1500, inside the domain; the package now takes the other tail there.
+    Every Setting B function answers, and the answer satisfies Theorem 3.4 (mpmath)."""
+    got = bounds.sigma_b(eps, delta, n, p)
+    m = thm34_margin(float(got), eps, delta, n, p)
+    _record("sigma_b", m)
+    assert m >= 0
+    assert bounds.sufficient_sigma(eps, delta, n, p, setting="B") == got
+    assert bounds.sigma_b_block(eps, delta, [n], p) == got
+    assert 0 < bounds.best_sufficient_sigma(eps, delta, n, p) <= got
+
+
 def test_g_b_is_not_below_zero_at_a_sigma_that_is_too_small():
     """g_b is the criterion itself: at a sigma where the mpmath tail exceeds delta, g_b > 0."""
     for e, d, n, p in [(1000.0, 1e-300, 101, 100), (0.1, 0.01, 100, 5), (1.0, 1e-200, 1000, 1)]:
@@ -404,3 +420,227 @@ def test_noncentral_chi_square_far_lower_tail_against_mpmath(k, lam, x):
     err = abs(got - truth) / max(1.0, abs(truth))
     _record("error of the log lower tail (dpmask._ncx2.logcdf), relative", -err)
     assert truth < -150 and err < 1e-12, (got, truth)
+
+
+# --------------------------------------------------------------------------- the JL rival (issue 25)
+#
+# jl_delta(eps, w, r, p) is the larger hockey stick of N(0, 1)^r against N(0, 1 - rho)^r and against
+# N(0, 1 + rho/(1 - rho))^r, rho = (2 sqrt p - 1)/w^2: chi-square tails at thresholds derived from
+# the log density ratio.  The reference below computes them at 50 digits with its own series:
+# Legendre's continued fraction for an upper tail beyond the mean, the power series of the lower
+# incomplete gamma function below it (mpmath's gammainc does not converge for r above about 1e6);
+# the two are checked against mpmath's gammainc where it converges.
+
+
+def _mp_upper_cf(a, x):
+    """Q(a, x) for x > a + 1: Legendre's continued fraction by the modified Lentz method."""
+    tiny = mp.mpf(10) ** (-3 * mp.mp.dps)
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10**7):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 4 * mp.eps:
+            return mp.exp(a * mp.log(x) - x - mp.loggamma(a)) * h
+    raise RuntimeError("continued fraction did not converge")
+
+
+def _mp_lower_series(a, x):
+    """P(a, x) for x <= a + 1: x^a e^-x / Gamma(a + 1) * sum_k x^k / ((a + 1) ... (a + k))."""
+    term = total = mp.mpf(1)
+    k = 0
+    while term > total * mp.eps:
+        k += 1
+        term *= x / (a + k)
+        total += term
+    return mp.exp(a * mp.log(x) - x - mp.loggamma(a + 1)) * total
+
+
+def mp_chi2_tail(r, q, upper):
+    """P[chi2_r > q] (*upper*) or P[chi2_r <= q], at the working precision."""
+    a, x = mp.mpf(r) / 2, mp.mpf(q) / 2
+    if x <= 0:
+        return mp.mpf(1) if upper else mp.mpf(0)
+    if x > a + 1:
+        Q = _mp_upper_cf(a, x)
+        return Q if upper else 1 - Q
+    P = _mp_lower_series(a, x)
+    return 1 - P if upper else P
+
+
+def mp_jl_delta(eps, w, r, p, dps=50):
+    """delta(eps) of the JL release's two rank-one ends at the floor w (jl_delta's definition)."""
+    with mp.workdps(dps):
+        eps, w = mp.mpf(eps), mp.mpf(w)
+        rho = (2 * mp.sqrt(p) - 1) / w**2
+        if rho >= 1:
+            return mp.mpf(1)
+        # N(0, 1)^r against N(0, 1 - rho)^r: L = Q rho / (2 (1 - rho)) + (r/2) log(1 - rho) > eps iff Q > q
+        q = (2 * eps - r * mp.log1p(-rho)) * (1 - rho) / rho
+        down = mp_chi2_tail(r, q, True) - mp.exp(eps) * mp_chi2_tail(r, q / (1 - rho), True)
+        # N(0, 1)^r against N(0, 1 + mu)^r: L = (r/2) log(1 + mu) - Q mu / (2 (1 + mu)) > eps iff Q < q
+        mu = rho / (1 - rho)
+        q = (r * mp.log1p(mu) - 2 * eps) * (1 + mu) / mu
+        up = mp_chi2_tail(r, q, False) - mp.exp(eps) * mp_chi2_tail(r, q / (1 + mu), False) if q > 0 else 0
+        return max(down, up)
+
+
+def test_the_chi_square_reference_agrees_with_mpmath_gammainc():
+    with mp.workdps(50):
+        for r, q in [(2, 30.0), (7, 0.5), (100, 40.0), (100, 180.0), (10**5, 98000.0), (10**5, 101500.0)]:
+            for upper in (True, False):
+                ref = mp.gammainc(mp.mpf(r) / 2, mp.mpf(q) / 2, mp.inf, regularized=True)
+                ref = ref if upper else 1 - ref
+                assert abs(mp_chi2_tail(r, q, upper) / ref - 1) < mp.mpf(10) ** -40, (r, q, upper)
+
+
+JL_EPS = (1e-6, 1e-3, 0.3, 10.0)
+JL_DELTA = (1e-300, 1e-30, 1e-5, 0.1, 0.49)
+#: the grid of the JL sweep: every (eps, delta) above at r in JL_R with p = 2, and p = 1 and 64 at
+#: r = 100; r = 1e9 at two points in the heavy test below.
+JL_R = (1, 100, 10**5)
+JL_GRID = ([(e, d, r, 2) for e in JL_EPS for d in JL_DELTA for r in JL_R]
+           + [(e, d, 100, p) for e in JL_EPS for d in JL_DELTA for p in (1, 64)])
+
+
+def _jl_check(eps, delta, r, p):
+    w = rivals.jl_w(eps, delta, r, p)
+    true = mp_jl_delta(eps, w, r, p)
+    reported = rivals.jl_delta(eps, w, r, p)      # jl_delta accepts every w that jl_w returns
+    margin = float((delta - true) / delta)
+    _record("jl_w", margin)
+    _record("jl_delta (reported - true)/reported", float((reported - true) / reported))
+    problems = []
+    if margin < 0:
+        problems.append(f"jl_w{(eps, delta, r, p)} = {w!r}: true delta {mp.nstr(true, 12)} above the target")
+    if reported < true or reported > delta:
+        problems.append(f"jl_delta at jl_w{(eps, delta, r, p)}: {reported!r}, true {mp.nstr(true, 12)}")
+    return problems
+
+
+def test_jl_w_is_never_too_small():
+    """Issue 25: jl_w's floor had a true delta up to 1.4e-6 relative above its target (e.g. at
+    (1e-6, 1e-30, 100) and (0.3, 0.1, 1e5)): its last check compared a cancelling difference of
+    chi-square tails with no error allowance.  Now the true delta (50-digit mpmath) is at most the
+    target everywhere on the grid, and jl_delta's report at that floor lies between the two."""
+    problems = [msg for pt in JL_GRID for msg in _jl_check(*pt)]
+    assert not problems, problems[:5]
+
+
+@pytest.mark.parametrize("eps, delta, r, p", [(1e-3, 1e-30, 10**9, 64), (0.1, 1e-5, 10**9, 2)])
+def test_jl_w_is_never_too_small_at_a_billion_rows(eps, delta, r, p):
+    """At r = 1e9 scipy's lower incomplete gamma tail is off by up to a factor 2 (its large-a
+    expansion); jl takes the package's quadrature there.  (About 20 s of mpmath per point.)"""
+    assert not _jl_check(eps, delta, r, p)
+    if p == 64:
+        assert rivals.jl_w(eps, delta, r, p) > 1e4   # the floor jl_delta used to refuse (w > 1e4)
+
+
+@pytest.mark.parametrize("eps, r, p", [(1e-6, 100, 2), (0.3, 10**5, 2), (10.0, 1, 64), (1.0, 10, 1)])
+def test_jl_delta_is_an_upper_bound(eps, r, p):
+    """jl_delta reports an upper bound, never 0, over floors from rho near 1 to rho = 1e-60."""
+    sens = 2 * math.sqrt(p) - 1
+    for rho in (0.999, 0.5, 0.1, 1e-2, 1e-3, 1e-5, 1e-8, 1e-12, 1e-20, 1e-60):
+        w = math.sqrt(sens / rho)
+        reported = rivals.jl_delta(eps, w, r, p)
+        true = mp_jl_delta(eps, w, r, p)
+        assert 0 < reported <= 1 and reported >= true, (rho, reported, mp.nstr(true, 12))
+        if true > 1e-290:  # and not far above: the allowance (1e-10 of each tail) costs at most a few %
+            assert reported <= true * 1.05, (rho, reported, mp.nstr(true, 12))
+
+
+# --------------------------------------------------------------------------- reported deltas (issue 25)
+
+
+def test_reported_gaussian_deltas_are_upper_bounds():
+    """analytic_gaussian_delta, its log and distributed_delta were up to 1e-12 relative below the
+    high-precision value, and 0.0 where delta is below the float range: each is now raised by its
+    error allowance and never 0."""
+    low = []
+    for eps in (1e-100, 1e-6, 1e-3, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4):
+        for delta in (1e-300, 1e-100, 1e-15, 1e-5, 0.1, 0.5, 0.9):
+            sigma = float(exact.analytic_gaussian_sigma(eps, delta))
+            for s in (0.5 * sigma, sigma, 2.0 * sigma):
+                if not 1e-100 <= s <= 1e102:
+                    continue
+                true = mp_gauss_delta(eps, s)
+                got = exact.analytic_gaussian_delta(eps, s)
+                log_got = exact.analytic_gaussian_log_delta(eps, s)
+                if true > 0 and (got <= 0 or got < true or log_got < mp.log(true)):
+                    low.append((eps, s, got, log_got, mp.nstr(true, 15)))
+                if true > 1e-300:
+                    _record("analytic_gaussian_delta (reported - true)/true", float((got - true) / true))
+    # the corner where delta underflows the float range: never 0, and an upper bound
+    assert exact.analytic_gaussian_delta(1e4, 1.0) > 0
+    for eps, delta, p, f, fm in [(0.1, 0.01, 2, 0.0, 0.0), (0.1, 0.01, 2, 0.3, 0.0), (1.0, 1e-10, 5, 0.5, 0.1),
+                                 (1e-3, 1e-300, 64, 0.0, 0.0), (10.0, 0.3, 1, 0.9, 0.0)]:
+        got = rivals.distributed_delta(eps, delta, p, f, fm)
+        tau = mp.mpf(float(rivals.sigma_gram(eps, delta, p))) * mp.sqrt((1 - mp.mpf(f)) / (1 - mp.mpf(fm)))
+        true = mp_gauss_delta(eps, tau / (2 * mp.sqrt(p) - 1))
+        if got < true:
+            low.append(("distributed", eps, delta, p, f, fm, got, mp.nstr(true, 15)))
+    assert not low, low[:5]
+
+
+# --------------------------------------------------------------------------- the JL test's bad event
+
+
+class _ChosenLaplace:
+    """A stand-in generator whose Laplace draws are numbers the test chooses (it records the scale)."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values, float)
+
+    def laplace(self, loc, scale, size):
+        self.scale = scale
+        return loc + np.broadcast_to(self.values, (size,))
+
+
+def _passes(K, eps, delta, r, noise):
+    """Whether the private test of jl_release passes (A left unaltered) with the Laplace draw *noise*."""
+    rng = _ChosenLaplace(noise)
+    altered = jl._jl_gram_law(K, eps, delta, r, True, rng, 1)[1]
+    return not bool(altered[0]), rng.scale
+
+
+@pytest.mark.parametrize("eps, delta, p", [(1.0, 1e-5, 2), (0.1, 0.2, 5), (10.0, 1e-250, 64)])
+def test_jl_test_bad_event_probability_is_its_budget(eps, delta, p):
+    """Sheffet's test spends (eps/2, delta/2): it must pass while lambda_min(A^T A) < w^2 with
+    probability at most delta/2.  The worst case is lambda_min just below w^2; there the test passes
+    iff the Laplace draw exceeds a shift, found here by bisection on the draw, and the probability
+    of that, from scipy's Laplace law at the scale the release used (itself at least the
+    sensitivity 2 sqrt(p) - 1 of lambda_min over eps/2), must be delta/2 (at most, and not far below)."""
+    r = 50
+    w = rivals.jl_w(eps / 2, delta / 2, r, p)
+    K = w**2 * (1 - 1e-12) * np.eye(p)
+    lo, hi = 0.0, 1e6 * (2 * math.sqrt(p) - 1) / eps
+    assert _passes(K, eps, delta, r, hi)[0] and not _passes(K, eps, delta, r, lo)[0]
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _passes(K, eps, delta, r, mid)[0]:
+            hi = mid
+        else:
+            lo = mid
+    scale = _passes(K, eps, delta, r, hi)[1]
+    assert scale >= (2 * math.sqrt(p) - 1) / (eps / 2) * (1 - 1e-15)
+    bad = stats.laplace.sf(hi, scale=scale)        # P(pass | lambda_min just below w^2)
+    assert bad <= delta / 2 * (1 + 1e-9), (bad, delta / 2)
+    assert bad >= delta / 2 * (1 - 1e-6), (bad, delta / 2)
+
+
+def test_jl_test_bad_event_by_simulation():
+    """The same probability by simulation at one point: 200 000 private tests on data whose
+    lambda_min is just below w^2 pass with frequency delta/2 = 0.1 (standard error 6.7e-4)."""
+    eps, delta, r, p = 1.0, 0.2, 100, 2
+    w = rivals.jl_w(eps / 2, delta / 2, r, p)
+    K = w**2 * (1 - 1e-12) * np.eye(p)
+    altered = jl._jl_gram_law(K, eps, delta, r, True, np.random.default_rng(2025), 200_000)[1]
+    freq = 1.0 - altered.mean()
+    assert abs(freq - delta / 2) < 5 * math.sqrt(0.1 * 0.9 / 200_000), freq
