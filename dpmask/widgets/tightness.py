@@ -575,6 +575,7 @@ class _Explorer:
         self.pages = collections.OrderedDict()  # complete (panel, png) per setting
         self.raw, self.current, self.move, self.streak, self.touched = None, None, None, 0, 0.0
         self.done = Future()
+        self.show_posted = False  # a drawing of the page on show is waiting for the main thread
         self.box = w.VBox([w.VBox(self.controls), self.panel, self.image])
 
     def plan(self):
@@ -666,13 +667,17 @@ class _Explorer:
         with self.lock:
             if self.current is None or self.done.done():
                 return
+            if self.show_posted:  # once until the main thread has run it
+                return
             setting, drawn = self.current, self.current in self.pages
         if drawn or None not in _known(_needs(*setting)):
+            self.show_posted = True
             _KERNEL.post(self.show)
 
     def show(self):
         """Show the setting on show complete if it can be (the main thread, posted by :meth:`solved`)."""
         with self.lock:
+            self.show_posted = False
             if self.current is None or self.done.done() or self.current[2] <= self.current[3] + 1:
                 return
             page = self.complete(self.current)
