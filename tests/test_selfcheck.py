@@ -297,3 +297,32 @@ def test_other_arguments_are_checked():
     with pytest.raises(ValueError, match="hands out no data"):
         handout("ch3-a")
     assert selfcheck.__all__ == ["QUESTIONS", "Question", "check", "questions", "handout"]
+
+
+# Words that would tell a student on which side the answer lies (checked as whole words, any case).
+_DIRECTIONAL = ("above", "below", "high", "higher", "highest", "low", "lower", "lowest", "large", "larger",
+                "small", "smaller", "big", "bigger", "less", "more", "greater", "fewer", "under", "over",
+                "up", "down", "increase", "decrease", "raise", "reduce", "exceeds", "exceed", "short",
+                "overshoot", "undershoot", "too", "much", "little", "positive", "negative", "over-",
+                "under-", "upward", "downward", "side")
+
+
+@pytest.mark.parametrize("qid", list(QUESTIONS))
+def test_a_wrong_answer_below_and_one_above_get_the_same_words(qid):
+    """The self-check never says on which side the answer lies: for a wrong answer below the truth
+    and one above it, at the same relative distance (just outside the tolerance, and far out), the
+    printed verdicts are the same sentence once the student's own number is taken out, and hold
+    no word of direction.  A planted "too high" / "below the answer" fails here."""
+    q = QUESTIONS[qid]
+    value = q.answer()
+    for factor in (1.5 * q.rel_tol, 0.3, 5.0):
+        said = []
+        for answer in (value - factor * abs(value), value + factor * abs(value)):
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                assert check(qid, answer) is False, (qid, answer)
+            said.append(buf.getvalue().replace(f"{answer:g}", "<answer>"))
+        assert said[0] == said[1], (qid, factor, said)
+        words = set(re.findall(r"[a-z]+-?", said[0].lower()))
+        assert not words & set(_DIRECTIONAL), (qid, said[0], words & set(_DIRECTIONAL))
+        assert "<answer>" in said[0]  # the student's number is echoed (and only it is taken out)

@@ -19,7 +19,11 @@ slider answers with it at once:
   for all the points of a batch, both statistics together, that treats each point on its own
   (bit for bit the value of a call at that point alone);
 * a setting not solved yet shows the rest of the panel at once, marked "computing the lower
-  bound", and the complete panel as soon as its values arrive.
+  bound", and the complete panel as soon as its values arrive;
+* only the kernel's thread draws (:class:`_KernelThread`): matplotlib and FreeType are not
+  thread-safe, and a page drawn by the scheduler's thread while a figure cell or another explorer
+  drew on the kernel's aborted the kernel (issue 25).  The threads solve; the drawing of a page
+  whose values arrived is posted to the kernel's event loop.
 
 Where no process can be started, the searches run in this process instead.
 """
@@ -339,6 +343,99 @@ class _Scheduler:
 _SCHEDULER = _Scheduler()
 
 
+class _KernelThread:
+    """Runs drawings on the kernel's thread (the main thread): matplotlib and FreeType are not thread-safe.
+
+    The scheduler's threads only solve; when a lower bound arrives they :meth:`post` the drawing
+    of the page it completes.  In a kernel the drawing runs on the kernel's event loop (the loop
+    running when the first explorer was built), between cells and messages, as every other
+    drawing does; elsewhere (a script, a test) the main thread runs it when it waits for a page
+    (:class:`_Pending`) or moves a slider.  Drawing from two threads at once aborted the process
+    (``malloc(): unsorted double linked list corrupted``) or raised ``FT_Load_Glyph ... invalid
+    outline`` (issue 25).
+    """
+
+    def __init__(self):
+        self.queue = collections.deque()
+        self.posted = threading.Event()
+        self.loop = None
+
+    def attach(self):
+        """Remember the event loop running on the main thread, if any (called where an explorer is built)."""
+        import asyncio
+
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop running: a script or a test, which waits through _Pending
+                pass
+
+    def post(self, fn):
+        """Run *fn* on the main thread: at once when called there, else as soon as that thread is free."""
+        if threading.current_thread() is threading.main_thread():
+            fn()
+            return
+        self.queue.append(fn)
+        self.posted.set()
+        loop = self.loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(self.run)
+            except RuntimeError:  # the loop was closed: the next wait or move runs it
+                self.loop = None
+
+    def run(self):
+        """Run what was posted (on the main thread only; elsewhere nothing)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        while True:
+            try:
+                fn = self.queue.popleft()
+            except IndexError:
+                return
+            try:
+                fn()
+            except Exception:  # one failed drawing must not stop the others
+                import traceback
+
+                traceback.print_exc()
+
+    def wait(self, future, timeout=None):
+        """Wait for *future*, running posted drawings meanwhile when on the main thread."""
+        import time
+
+        if threading.current_thread() is not threading.main_thread():
+            return future.result(timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        future.add_done_callback(lambda _: self.posted.set())  # resolved elsewhere: stop waiting
+        while True:
+            self.posted.clear()
+            self.run()
+            if future.done():
+                return future.result()
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError("the page did not complete in time")
+            self.posted.wait(left)
+
+
+_KERNEL = _KernelThread()
+
+
+class _Pending:
+    """What ``box._dpmask_pending()`` returns: whether the page on show is complete, and a wait for it."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def done(self):
+        return self.future.done()
+
+    def result(self, timeout=None):
+        """Wait until the page on show is complete (drawing it on this thread when it is the main one)."""
+        return _KERNEL.wait(self.future, timeout)
+
+
 # --------------------------------------------------------------------------- the slider grid
 
 
@@ -472,11 +569,13 @@ class _Explorer:
         self.controls.append(int_slider("p", p, *_P_RANGE))
         self.panel, self.image = w.HTML(), w.Image(format="png")
         self.plot = _Plot()
-        # One figure and one page cache, used by the kernel's thread and by the scheduler's.
+        # The figure and the page cache are the kernel's thread's alone; the lock guards what the
+        # scheduler's threads read (the setting on show, the last move).
         self.lock = threading.RLock()
         self.pages = collections.OrderedDict()  # complete (panel, png) per setting
         self.raw, self.current, self.move, self.streak, self.touched = None, None, None, 0, 0.0
         self.done = Future()
+        self.show_posted = False  # a drawing of the page on show is waiting for the main thread
         self.box = w.VBox([w.VBox(self.controls), self.panel, self.image])
 
     def plan(self):
@@ -521,6 +620,10 @@ class _Explorer:
     def update(self, change=None):
         import time
 
+        if threading.current_thread() is not threading.main_thread():  # a slider set from another thread
+            _KERNEL.post(functools.partial(self.update, change))
+            return
+        _KERNEL.run()  # drawings posted before this move
         with self.lock:
             raw = tuple(c.value for c in self.controls)
             setting = _setting(raw)
@@ -559,9 +662,23 @@ class _Explorer:
             widget.close()
 
     def solved(self):
-        """Called by the scheduler after each batch: show the current setting complete if it can be."""
+        """Called by the scheduler's threads after each batch: when every lower bound the setting on
+        show needs is known, ask the main thread to draw its complete page (never drawn here)."""
         with self.lock:
             if self.current is None or self.done.done():
+                return
+            if self.show_posted:  # once until the main thread has run it
+                return
+            setting, drawn = self.current, self.current in self.pages
+        if drawn or None not in _known(_needs(*setting)):
+            self.show_posted = True
+            _KERNEL.post(self.show)
+
+    def show(self):
+        """Show the setting on show complete if it can be (the main thread, posted by :meth:`solved`)."""
+        with self.lock:
+            self.show_posted = False
+            if self.current is None or self.done.done() or self.current[2] <= self.current[3] + 1:
                 return
             page = self.complete(self.current)
             if page is not None:
@@ -595,13 +712,14 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
         ``Image`` with the plot.
     """
     _SCHEDULER.start_workers()  # they import dpmask (a second or two) while the first drawing is made here
+    _KERNEL.attach()
     state = _Explorer(eps, delta, n, p)
     for control in state.controls:
         control.observe(state.update, names="value")
     state.update()
     _SCHEDULER.add(state)
     box = state.box
-    box._dpmask_pending = lambda: state.done  # for benchmarks/bench_widgets.py and tests
+    box._dpmask_pending = lambda: _Pending(state.done)  # for benchmarks/bench_widgets.py and tests
     box._dpmask_state = state
     return box
 
