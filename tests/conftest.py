@@ -107,7 +107,6 @@ HEAVY = {
     "tests/test_field.py::test_gram_table_rows_have_the_law_of_a_masked_release": 2.9,
     "tests/test_field.py::test_row_software_on_both_tables_gives_the_gram_slopes": 1.8,
     # issue 23 (estimated at load 1 from the same runs at load 30): 1,320 cells x 2,000 releases
-    "tests/test_field.py::test_every_first_order_cell_of_chapter_9_agrees_with_simulation": 175.0,
     "tests/test_field.py::test_adassp_joint_sum_is_the_supremum_found_by_a_search": 12.0,
     "tests/test_field.py::test_wishart_mechanism_privacy_at_p2_by_the_worst_pair": 4.0,
     "tests/test_field.py::test_rmse_is_refused_where_the_corrected_matrix_is_often_not_pd": 2.0,
@@ -129,7 +128,6 @@ HEAVY = {
     "tests/test_safe_side.py::test_jl_w_is_never_too_small_at_a_billion_rows": 31.0,
     "tests/test_safe_side.py::test_jl_w_is_never_too_small": 14.3,
     "tests/test_safe_side.py::test_reported_gaussian_deltas_are_upper_bounds": 2.4,
-    "tests/test_domain_walk.py::test_corners_answer_or_refuse_by_name_without_hanging": 181.0,  # 7 subprocesses
     "tests/test_domain_walk.py::test_every_public_function_has_corners": 5.8,
     "tests/test_fuzz.py::test_rivals_refuse_text_bools_and_non_bool_flags_by_name[data.load_randhie]": 1.1,
     # issue 25 (measured at load 20 on 27 Nov 2026): the explorer's drawing thread (worker

@@ -321,6 +321,7 @@ def test_every_public_function_has_corners():
     assert not missing, f"no corners for {missing}"
 
 
+@pytest.mark.slow  # about three minutes in all (a subprocess per module): make test-slow (and CI) runs it
 @pytest.mark.parametrize("module", MODULES)
 def test_corners_answer_or_refuse_by_name_without_hanging(module):
     proc, verdicts, started = _walk(module)

@@ -682,6 +682,7 @@ def _chapter9_cases():
     return kbar, levels
 
 
+@pytest.mark.slow  # about three minutes on an idle 2-core machine: make test-slow (and CI) runs it
 def test_every_first_order_cell_of_chapter_9_agrees_with_simulation():
     # Every cell of chapter 9's first-order table (4 data sets x 6 levels x 5 n x every mechanism) where
     # the chapter prints a first order (first_order_margin >= MARGIN_MIN) is compared with 2,000 simulated
