@@ -209,6 +209,15 @@ _OPEN_EVERYTHING = """
 }
 """
 
+# An explorer's plot is an image drawn by the widget manager; the page script gives it alt text
+# from its setting.  Where an image of an explorer has none when the page is printed, say what it
+# is rather than print a figure a screen reader skips.
+_NAME_WIDGET_IMAGES = """
+() => document.querySelectorAll('.jupyter-widgets img:not([alt]), img.widget-image:not([alt])').forEach(i => {
+  i.alt = "Plot of the explorer at its starting setting (the figure before it shows the whole range)";
+})
+"""
+
 _MATHJAX_DONE = """
 async () => {
   if (typeof MathJax === 'undefined' || !MathJax.startup) { return 'no-mathjax'; }
@@ -343,6 +352,7 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 except Exception:  # noqa: BLE001 - print what is there, and say so
                     print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
                 page.evaluate(_OPEN_EVERYTHING)
+                page.evaluate(_NAME_WIDGET_IMAGES)
                 page.evaluate(_MATHJAX_DONE)
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)

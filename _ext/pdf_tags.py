@@ -13,6 +13,8 @@ join, with pikepdf:
   pages' ``/StructParents``, the annotations' ``/StructParent``), and the table cells' ``/ID`` and
   ``/Headers`` prefixed per part so that two pages' ``node00000015`` do not collide in the one
   ``/IDTree``.
+- An HTML ``<figure>`` (image and caption), which Chromium tags as a ``/Figure`` holding the
+  image's ``/Figure``, becomes a ``/Div``: only the image is a figure, with its alt text.
 - Page furniture becomes an artifact (:func:`artifact_unmarked`): Chromium draws the footer
   (title and page number) outside any marked-content sequence, so every painting operator
   outside one is wrapped in ``/Artifact BMC … EMC``.
@@ -337,6 +339,12 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
             if b.get("/Subtype") == "/Link" and b.objgen not in described and "/Contents" not in b:
                 b.Contents = pikepdf.String(_link_description(b, ""))
                 n_links += 1
+        for key in ("/RoleMap", "/ClassMap"):  # none in Chromium's output so far; kept if one comes
+            if key in sroot:
+                merged = root.get(key) or pikepdf.Dictionary()
+                for name, value in sroot[key].items():
+                    merged[name] = copier.copy(value)
+                root[key] = merged
         next_key += int(sroot.get("/ParentTreeNextKey", max([k for k, _ in _flatten_number_tree(sroot.ParentTree)] or [-1]) + 1))
         start += n
     # one IDTree for the table cells of every part
@@ -355,6 +363,7 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
         flat.append(value)
     root.ParentTree = dst.make_indirect(pikepdf.Dictionary(Nums=flat))
     root.ParentTreeNextKey = next_key
+    n_regrouped = _regroup_figures(document)
     if lang:
         document.Lang = pikepdf.String(lang)
     n_artifacts = sum(artifact_unmarked(dst, page) for page in dst.pages)
@@ -369,7 +378,42 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
     n_elems = _count(document)
     dst.save(out)
     dst.close()
-    return {"elements": n_elems, "links": n_links, "artifacts": n_artifacts}
+    return {"elements": n_elems, "links": n_links, "artifacts": n_artifacts, "regrouped": n_regrouped}
+
+
+def _regroup_figures(elem) -> int:
+    """Retag as ``/Div`` every ``/Figure`` without alt text that holds another ``/Figure``.
+
+    Chromium tags an HTML ``<figure>`` (the image and its caption) as a ``/Figure`` and the
+    ``<img>`` inside it as a second one, with the image's alt text.  The outer one is a group,
+    not an image: as a ``/Figure`` without ``/Alt`` it would be skipped by a screen reader, caption
+    and all.  Returns how many were retagged.
+    """
+    import pikepdf
+
+    def holds_figure(node):
+        for kid in _elements(node):
+            if kid.get("/S") == "/Figure" or holds_figure(kid):
+                return True
+        return False
+
+    n, stack = 0, [elem]
+    while stack:
+        node = stack.pop()
+        if node.get("/S") == "/Figure" and "/Alt" not in node and "/ActualText" not in node and holds_figure(node):
+            node.S = pikepdf.Name.Div
+            n += 1
+        stack.extend(_elements(node))
+    return n
+
+
+def _elements(node) -> list:
+    """The structure elements among *node*'s kids (not marked-content ids or object references)."""
+    import pikepdf
+
+    kids = node.get("/K")
+    kids = list(kids) if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []
+    return [k for k in kids if isinstance(k, pikepdf.Dictionary) and k.get("/Type") not in ("/MCR", "/OBJR")]
 
 
 def _walk_ids(elem):

@@ -226,3 +226,16 @@ def test_every_chapter_figure_has_alt_text_that_says_what_it_shows():
         caption = ast.literal_eval(kw["caption"]) if "caption" in kw else ast.literal_eval(node.args[2])
         assert " ".join(caption.split()) != alt, f"{chapter}: {name}: the alt text repeats the caption"
     assert len(names) == len(calls), "two show_figure calls share a label"
+
+
+def test_every_other_chapter_image_has_alt_text():
+    """A figure shown with plt.show() (not show_figure) carries its alt text in the cell's mystnb metadata."""
+    found = 0
+    for path in CHAPTERS:
+        for cell in json.loads(path.read_text())["cells"]:
+            src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
+            if "plt.show()" in src or "display(fig" in src:
+                found += 1
+                alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt")
+                assert alt and len(alt.split()) >= 10, f"{path.name}: a cell shows a figure without alt text"
+    assert found >= 1

@@ -42,7 +42,8 @@ PAGES = {
     "one": f"""<!doctype html><html lang="en"><head><title>One — Test book</title></head><body>
 <article class="bd-article"><h1>Chapter one</h1><p>Words with a <a href="#sec">link inside</a>, another to
 <a href="two.html">the second page</a> and one <a href="https://example.org/x">outside</a>.</p>
-<img src="data:image/png;base64,{_PNG}" alt="A red dot on white" width="40" height="40">
+<figure><img src="data:image/png;base64,{_PNG}" alt="A red dot on white" width="40" height="40">
+<figcaption>A dot.</figcaption></figure>
 <table><thead><tr><th>eps</th><th>sigma</th></tr></thead><tbody><tr><td>0.1</td><td>2.5</td></tr></tbody></table>
 <h2 id="sec">A section</h2><p>More words.</p></article></body></html>""",
     "two": """<!doctype html><html lang="en"><head><title>Two — Test book</title></head><body>
