@@ -254,6 +254,29 @@ def _content_of(elem, page_of, mcid_text) -> tuple[str, list]:
     return "".join(text), annots
 
 
+def _describe_links(kids, page_of, mcid_text, mapped, annot_pairs) -> int:
+    """Give every link annotation of one part a ``/Contents``: its ``/Link`` element's text, or its target."""
+    import pikepdf
+
+    n_links, links = 0, []
+    for kid in kids if isinstance(kids, pikepdf.Array) else [kids]:
+        _walk_links(kid, links)
+    described = set()
+    for link in links:
+        text, objs = _content_of(link, page_of, mcid_text)
+        for obj in objs:
+            if obj is not None and obj.objgen in mapped:
+                target = mapped[obj.objgen]
+                target.Contents = pikepdf.String(_link_description(target, text))
+                described.add(target.objgen)
+                n_links += 1
+    for _, b in annot_pairs:
+        if b.get("/Subtype") == "/Link" and b.objgen not in described and "/Contents" not in b:
+            b.Contents = pikepdf.String(_link_description(b, ""))
+            n_links += 1
+    return n_links
+
+
 def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None) -> dict:
     """Give the joined PDF *out* the structure trees of its *parts* (see the module's docstring).
 
@@ -322,23 +345,7 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
                 b.StructParent = int(a.StructParent) + next_key
             elif "/StructParent" in b:
                 del b["/StructParent"]
-        # links: describe each by its text
-        links = []
-        for kid in kids if isinstance(kids, pikepdf.Array) else [kids]:
-            _walk_links(kid, links)
-        described = set()
-        for link in links:
-            text, objs = _content_of(link, page_of, part["mcid_text"])
-            for obj in objs:
-                if obj is not None and obj.objgen in mapped:
-                    target = mapped[obj.objgen]
-                    target.Contents = pikepdf.String(_link_description(target, text))
-                    described.add(target.objgen)
-                    n_links += 1
-        for _, b in annot_pairs:
-            if b.get("/Subtype") == "/Link" and b.objgen not in described and "/Contents" not in b:
-                b.Contents = pikepdf.String(_link_description(b, ""))
-                n_links += 1
+        n_links += _describe_links(kids, page_of, part["mcid_text"], mapped, annot_pairs)
         for key in ("/RoleMap", "/ClassMap"):  # none in Chromium's output so far; kept if one comes
             if key in sroot:
                 merged = root.get(key) or pikepdf.Dictionary()
