@@ -30,7 +30,10 @@
     open; ``_static/dpmask-layout.css`` holds the print rules: no heading alone at a page foot,
     figures, boxes and tables kept whole, wide tables fitted to the page).  pypdf joins the pages in
     reading order under a nested outline: chapter, then each numbered section and subsection, at
-    the page where its heading is printed.  No TeX, no network.
+    the page where its heading is printed; ``_ext/pdf_tags.py`` then gives the joined file the
+    structure trees pypdf drops (tagged for a screen reader: headings, paragraphs, tables,
+    figures with their alt text, in reading order; ``/Lang``, ``/MarkInfo``, the title shown, the
+    footers as artifacts, every link described).  No TeX, no network.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from book_config import (  # noqa: E402
     students_branch,
     toc_pages,
 )
+from pdf_tags import marked_text, tag_joined  # noqa: E402
 from solutions import write_solution_free_tree  # noqa: E402
 
 # Kept under their old names: the tests and tests/test_live.py import them from here.
@@ -205,6 +209,15 @@ _OPEN_EVERYTHING = """
 }
 """
 
+# An explorer's plot is an image drawn by the widget manager; the page script gives it alt text
+# from its setting.  Where an image of an explorer has none when the page is printed, say what it
+# is rather than print a figure a screen reader skips.
+_NAME_WIDGET_IMAGES = """
+() => document.querySelectorAll('.jupyter-widgets img:not([alt]), img.widget-image:not([alt])').forEach(i => {
+  i.alt = "Plot of the explorer at its starting setting (the figure before it shows the whole range)";
+})
+"""
+
 _MATHJAX_DONE = """
 async () => {
   if (typeof MathJax === 'undefined' || !MathJax.startup) { return 'no-mathjax'; }
@@ -339,6 +352,7 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 except Exception:  # noqa: BLE001 - print what is there, and say so
                     print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
                 page.evaluate(_OPEN_EVERYTHING)
+                page.evaluate(_NAME_WIDGET_IMAGES)
                 page.evaluate(_MATHJAX_DONE)
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)
@@ -395,7 +409,11 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
     n_bookmarks = 0
     for part in printed:
         reader = PdfReader(str(part["file"]))
-        texts = [p.extract_text() or "" for p in reader.pages]
+        texts, part["mcid_text"] = [], []
+        for p in reader.pages:  # the page's text, and the text of each tagged piece (for the links)
+            whole, marked = marked_text(p)
+            texts.append(whole)
+            part["mcid_text"].append(marked)
         start = len(writer.pages)
         writer.append(str(part["file"]), import_outline=False)
         headings = part["headings"]
@@ -419,7 +437,9 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as fh:
         writer.write(fh)
-    return {"path": str(out), "pages": len(PdfReader(str(out)).pages), "bookmarks": n_bookmarks, "html_pages": len(printed)}
+    tags = tag_joined(out, printed, title)  # pypdf dropped the structure trees: put them back
+    return {"path": str(out), "pages": len(PdfReader(str(out)).pages), "bookmarks": n_bookmarks,
+            "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"]}
 
 
 def build_pdf(html: Path, out: Path, pages: list[str] | None = None, title: str | None = None) -> dict:

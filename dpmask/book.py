@@ -21,6 +21,13 @@ Figures.  :func:`show_figure` displays a figure as one ``text/markdown`` output 
 numbered, captioned figure; jupyterlab-myst renders the same output as a figure with its caption.
 ``{eval}`` expressions inside a caption are filled in here, from :data:`glued`, because a cell's
 output is not re-evaluated by either renderer.
+
+Every figure is for every reader: :func:`show_figure` takes alternative text that says what the
+figure shows (never its label or file name), and refuses a figure whose series a reader with
+deuteranopia or a greyscale print could not tell apart (:func:`dpmask._style.indistinct_series`:
+series differ by line style or marker, not by hue alone).  Importing this module makes the
+colour-blind-safe palette of :mod:`dpmask._style` matplotlib's colour cycle, so a chapter's
+``"C0"``, ``"C1"``, ... are its colours.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ import types
 
 import numpy as np
 
-__all__ = ["glued", "glue", "glue_num", "show_figure", "fill_evals", "format_glued", "EVAL_PATTERN"]
+from . import _style
+
+__all__ = ["glued", "glue", "glue_num", "show_figure", "check_alt", "fill_evals", "format_glued", "EVAL_PATTERN"]
 
 #: Every value glued in this kernel, by key: the namespace the prose's ``{eval}`` expressions read.
 #: (A chapter must not rebind the name ``glued``; tests/test_text_integrity.py checks that.)
@@ -47,6 +56,14 @@ EVAL_PATTERN = re.compile(r'^f"\{glued\.(?P<key>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<s
 _EVAL_ROLE = re.compile(r"\{eval\}`(?P<expr>[^`]*)`")
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# What alternative text must not be: a file name or an image's format.
+_FILE_NAME = re.compile(r"\.(png|svg|jpe?g|gif|pdf|webp)$|^(data:|fig[-_ ])", re.IGNORECASE)
+
+try:  # the book's palette for every figure a chapter draws (matplotlib is the book's, not the package's)
+    _style.use_palette()
+except ImportError:  # pragma: no cover - matplotlib not installed: nothing to draw with
+    pass
 
 
 def _plain(value):
@@ -123,6 +140,20 @@ def fill_evals(text, values=None):
     return _EVAL_ROLE.sub(one, text)
 
 
+def check_alt(alt, name):
+    """*alt* as one line, or ValueError when it is missing or names the file rather than the figure."""
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError(f"alt must be a sentence saying what figure {name!r} shows (for a reader who cannot see "
+                         f"it), got {alt!r}")
+    alt = " ".join(alt.split())
+    bare = re.sub(r"^fig[-_]", "", name)
+    if alt.lower() in (name.lower(), bare.lower(), bare.replace("-", " ").lower()) or _FILE_NAME.search(alt) \
+            or len(alt.split()) < 5:
+        raise ValueError(f"alt must say what figure {name!r} shows in at least five words, not name it or "
+                         f"its file, got {alt!r}")
+    return alt
+
+
 def show_figure(fig, name, caption, *, number=None, alt=None, close=True):
     """Display *fig* as a numbered figure with its caption, in the book and in JupyterLab alike.
 
@@ -142,10 +173,19 @@ def show_figure(fig, name, caption, *, number=None, alt=None, close=True):
         that JupyterLab numbers it as the book does (jupyterlab-myst numbers a notebook's figures
         1, 2, ... on its own).  The book ignores it for numbering; tests/test_book.py checks that
         it equals the book's number.
-    alt : str, optional
-        Alternative text for the image (default: the caption's first sentence, without markup).
+    alt : str
+        Alternative text for the image: what the figure shows (its axes, its series and what they
+        do), for a reader who cannot see it; at least five words, never the label or a file name.
+        Required (ValueError without it).
     close : bool, optional
         Close the figure afterwards, so that the inline backend does not show it a second time.
+
+    Raises
+    ------
+    ValueError
+        For a bad *name*, *number* or *alt*, or when two series of one axes differ in colour alone
+        and would look alike to a reader with deuteranopia or in greyscale
+        (:func:`dpmask._style.indistinct_series`).
     """
     from IPython.display import Markdown, display
 
@@ -153,11 +193,11 @@ def show_figure(fig, name, caption, *, number=None, alt=None, close=True):
         raise ValueError(f"name must be a label such as 'fig-intro-sigma', got {name!r}")
     if number is not None and (not isinstance(number, str) or not re.match(r"^[0-9A-Z]+(\.[0-9]+)*$", number)):
         raise ValueError(f"number must be the book's figure number such as '3.1', got {number!r}")
+    alt = check_alt(alt, name).replace('"', "'")
+    problems = _style.indistinct_series(fig)
+    if problems:
+        raise ValueError(f"figure {name!r} does not read without colour: " + "; ".join(problems))
     body = fill_evals(caption).strip()
-    if alt is None:
-        first = re.split(r"(?<=[.!?])\s", body, maxsplit=1)[0]
-        alt = re.sub(r"[`$*{}\\]", "", re.sub(r"\{[a-z:]+\}`[^`]*`", "", first)).strip() or name
-    alt = " ".join(alt.split()).replace('"', "'")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
     data = base64.b64encode(buf.getvalue()).decode("ascii")

@@ -137,13 +137,14 @@ def test_show_figure_emits_one_myst_figure_with_the_caption_filled_in(monkeypatc
     book.glued.cap_test = 0.125
     fig, ax = plt.subplots(figsize=(2, 1.5))
     ax.plot([0, 1], [1, 0])
-    book.show_figure(fig, "fig-test", r'Line with slope $-1$ at {eval}`f"{glued.cap_test:.2f}"`. More.')
+    book.show_figure(fig, "fig-test", r'Line with slope $-1$ at {eval}`f"{glued.cap_test:.2f}"`. More.',
+                     alt="A straight line falling with slope minus one.")
     assert len(shown) == 1
     md = shown[0].data
     assert md.startswith(":::{figure} data:image/png;base64,iVBOR")   # a PNG, inline
     assert "\n:name: fig-test\n" in md
-    assert "\n:alt: Line with slope -1 at 0.12.\n" in md
+    assert "\n:alt: A straight line falling with slope minus one.\n" in md
     assert md.rstrip().endswith("Line with slope $-1$ at 0.12. More.\n:::")
     assert not plt.fignum_exists(fig.number)                           # closed: shown once
     with pytest.raises(ValueError, match="label"):
-        book.show_figure(plt.figure(), "fig x", "caption")
+        book.show_figure(plt.figure(), "fig x", "caption", alt="An empty figure with no axes.")

@@ -852,6 +852,21 @@ def test_api_reference_is_its_own_pdf_and_the_student_pdf_has_no_solution(pdfs, 
     assert students.metadata.title.endswith("(student edition)")
 
 
+
+def test_pdfs_are_tagged_and_pass_the_pdf_ua_checker(pdfs):
+    """Each PDF is tagged (tests/test_pdf_a11y.py's tag_problems) and the pdfua checker finds no error."""
+    from test_pdf_a11y import NOT_CLAIMED, checker_findings, tag_problems
+
+    report = {}
+    for name, path in pdfs.items():
+        found = checker_findings(path)
+        report[name] = {k: len(v) for k, v in found.items()}
+        assert not found.get("ERROR"), (name, found)
+        assert set(found.get("WARNING", [])) <= NOT_CLAIMED, (name, found)
+        roles = ("/H1", "/H2", "/P", "/Link") + (("/Table", "/TH", "/Figure") if name != "api.pdf" else ())
+        assert tag_problems(path, min_roles=roles) == [], name
+    print("pdfua findings per PDF:", report)
+
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
 
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .._validate import check_scalar
+from .._style import color, series
 from ._shared import LivePlot, data_range, explorer, int_slider, key, linear_range, log_range, log_slider
 from ._shared import new_figure, panel, plain_log_ticks, whole
 
@@ -89,8 +90,8 @@ class _Plot(LivePlot):
         super().__init__(r"smallest block $n_s$", r"$\sigma(n_s) / \sigma(n)$, Theorem 3.4", "x",
                          margins=(0.1, 0.98, 0.13, 0.91))
         ax = self.ax
-        self.curve = self.line(color="C0")
-        self.dot = self.line("o", color="C3")
+        self.curve = self.line(**series(0, 0, marker=False))
+        self.dot = self.line("o", color=color(3))
 
     def draw(self, eps, delta, n, p, smallest, price):
         grid, ratio = _curve(eps, delta, n, p)
@@ -147,7 +148,7 @@ def block_figure(p_values=(1, 10, 50), delta_values=(1e-3, 1e-9), eps=0.1, n=10*
 
     One line per (p, delta): Theorem 3.4's sufficient sigma with n replaced
     by the smallest block n_s, divided by its value with all n rows (log
-    axes).  Colour codes p, line style codes delta; eps matters little.
+    axes).  Colour and marker code p, line style codes delta; eps matters little.
 
     Returns
     -------
@@ -157,12 +158,11 @@ def block_figure(p_values=(1, 10, 50), delta_values=(1e-3, 1e-9), eps=0.1, n=10*
 
     fig = new_figure()
     ax = fig.add_subplot()
-    styles = ["-", "--", ":", "-."]
     for i, p in enumerate(p_values):
         grid = _grid(p, n)
         for j, delta in enumerate(delta_values):
             ax.plot(grid, bounds.sigma_b(eps, delta, grid, p) / bounds.sigma_b(eps, delta, n, p),
-                    color=f"C{i}", ls=styles[j % len(styles)], label=rf"$p={p}$, $\delta={delta:g}$")
+                    **series(i, j), label=rf"$p={p}$, $\delta={delta:g}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"smallest block $n_s$")

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .._validate import check_scalar
+from .._style import NEUTRAL, color, series
 from ._shared import LivePlot, data_range, explorer, float_slider, int_slider, key, linear_range, new_figure, panel
 
 
@@ -71,10 +72,10 @@ class _Plot(LivePlot):
     def __init__(self):
         super().__init__(r"$t$", "log ratio", margins=(0.1, 0.98, 0.13, 0.91))
         ax = self.ax
-        self.exact = self.line(color="C0", label=r"$\ln G_q(t) - \ln G_q(t_1)$")
-        self.bound = self.line(color="C1", ls="--", label=r"$|t^2 - t_1^2| / (2q)$ (Lemma 5.5)")
-        self.t1_line = self.vline(color="0.6", lw=0.8)
-        self.dot = self.line("o", color="C0")
+        self.exact = self.line(**series(0, 0, marker=False), label=r"$\ln G_q(t) - \ln G_q(t_1)$")
+        self.bound = self.line(**series(1, 1, marker=False), label=r"$|t^2 - t_1^2| / (2q)$ (Lemma 5.5)")
+        self.t1_line = self.vline(color=NEUTRAL, lw=0.8)
+        self.dot = self.line("o", color=color(0))
         ax.legend(fontsize="small", loc="lower right")
 
     def draw(self, q, t1, t2, log_ratio):
@@ -134,7 +135,8 @@ def gq_figure(q_values=(2, 5, 20, 100), t_max=1000.0):
     bound :math:`t^2/(2q)` (dashed) against t on log-log axes, i.e. the
     explorer with t1 = 0.  For small t both grow like a multiple of t^2 (the
     exact one like :math:`t^2/(2(q+1))`), for large t the exact one grows only
-    like t, so the bound is tight near 0 and loose far out.
+    like t, so the bound is tight near 0 and loose far out.  Each q has its own colour and
+    marker.
 
     Parameters
     ----------
@@ -153,9 +155,8 @@ def gq_figure(q_values=(2, 5, 20, 100), t_max=1000.0):
     ax = fig.add_subplot()
     t = np.logspace(-1.0, math.log10(t_max), 200)
     for i, q in enumerate(q_values):
-        ax.plot(t, np.asarray(log_G(q, t)) - float(log_G(q, 0.0)), color=f"C{i}",
-                label=rf"$q={q}$")
-        ax.plot(t, t**2 / (2.0 * q), color=f"C{i}", ls="--")
+        ax.plot(t, np.asarray(log_G(q, t)) - float(log_G(q, 0.0)), **series(i, 0), label=rf"$q={q}$")
+        ax.plot(t, t**2 / (2.0 * q), **series(i, 1))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"$t$")

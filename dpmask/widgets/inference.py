@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .._style import NEUTRAL, color, series
 from ._shared import LivePlot, analytic_sigma, data_range, decade_ticks, explorer, key, log_range, log_slider
 from ._shared import new_figure, panel, single, whole
 
@@ -121,9 +122,9 @@ class _Plot(LivePlot):
         super().__init__("rows n", "first-order RMSE of the slope", "xy", margins=(0.12, 0.98, 0.13, 0.91))
         ax = self.ax
         # Plain-text labels: mathtext would be laid out again at every move.
-        self.a = self.line(color="C3", label="Setting A, σ of the analytic Gaussian")
-        self.b = self.line(color="C0", label="Setting B, σ of Theorem 3.4")
-        self.n_line = self.vline(color="0.6", lw=0.8)
+        self.a = self.line(**series(3, 1, marker=False), label="Setting A, σ of the analytic Gaussian")
+        self.b = self.line(**series(0, 0, marker=False), label="Setting B, σ of Theorem 3.4")
+        self.n_line = self.vline(color=NEUTRAL, lw=0.8)
         ax.axhline(0.05, color="0.8", lw=0.8)
         decade_ticks(ax)  # seven decades of n and as many of error: no minor ticks
         ax.legend(fontsize="small", loc="upper right")
@@ -180,7 +181,8 @@ def inference_figure(eps_values=None, delta_values=(1e-3, 1e-6), target=0.05):
     """Static companion of :func:`inference_explorer`: rows needed against eps.
 
     Rows for a first-order slope RMSE of *target* in chapter 6's example,
-    under Setting A's and Setting B's noise, one line per (setting, delta).
+    under Setting A's and Setting B's noise, one line per (setting, delta): the setting by
+    colour and marker (A squares, B circles), delta by line style.
 
     Returns
     -------
@@ -190,12 +192,11 @@ def inference_figure(eps_values=None, delta_values=(1e-3, 1e-6), target=0.05):
         eps_values = np.logspace(-2, 0, 13)
     fig = new_figure()
     ax = fig.add_subplot()
-    styles = ["-", "--", ":"]
     for j, delta in enumerate(delta_values):
         rows = [inference_numbers(float(e), delta, 10**6, target) for e in eps_values]
-        ax.loglog(eps_values, [r["rows_a"] for r in rows], color="C3", ls=styles[j % 3],
+        ax.loglog(eps_values, [r["rows_a"] for r in rows], **{**series(3, j), "marker": "s"},
                   label=rf"A, $\delta={delta:g}$")
-        ax.loglog(eps_values, [r["rows_b"] for r in rows], color="C0", ls=styles[j % 3],
+        ax.loglog(eps_values, [r["rows_b"] for r in rows], **{**series(0, j), "marker": "o"},
                   label=rf"B, $\delta={delta:g}$")
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel(f"rows for slope RMSE {target:g}")

@@ -6,6 +6,7 @@ import functools
 import math
 
 from .._validate import check_scalar
+from .._style import color, series
 from ._shared import LivePlot, data_range, explorer, int_slider, key, log_range, log_slider, n_grid, new_figure
 from ._shared import panel, plain_log_ticks, whole
 
@@ -84,12 +85,13 @@ class _Plot(LivePlot):
     def __init__(self):
         super().__init__(r"rows $n$", r"noise standard deviation $\sigma$", "xy", margins=(0.11, 0.98, 0.13, 0.91))
         ax = self.ax
-        self.b = self.line(color="C0", label=r"B, Theorem 3.4 ($2(n-p)$)")
-        self.b_cor = self.line(color="C0", ls=":", label=r"B, conservative variant ($2(n-p-1)$)")
-        self.a_suf = self.hline(color="C3", label="A, Thm 3.2 sufficient (criterion)")
-        self.a_nec = self.hline(color="C3", ls="--", label="A, Thm 3.2 necessary (criterion only)")
-        self.a_ex = self.hline(color="C1", ls="-.", label="A, exact for (ε, δ)-DP (analytic Gaussian)")
-        self.dot = self.line("o", color="C0")
+        # each line its own style as well as its colour (dpmask._style): readable without colour
+        self.b = self.line(**series(0, 0, marker=False), label=r"B, Theorem 3.4 ($2(n-p)$)")
+        self.b_cor = self.line(**series(0, 2, marker=False), label=r"B, conservative variant ($2(n-p-1)$)")
+        self.a_suf = self.hline(**series(3, 1, marker=False), label="A, Thm 3.2 sufficient (criterion)")
+        self.a_nec = self.hline(**series(3, 3, marker=False), label="A, Thm 3.2 necessary (criterion only)")
+        self.a_ex = self.hline(**series(1, 4, marker=False), label="A, exact for (ε, δ)-DP (analytic Gaussian)")
+        self.dot = self.line("o", color=color(0))
         plain_log_ticks(ax.yaxis)
         ax.legend(fontsize="small", loc="center right")
 
@@ -165,7 +167,7 @@ def noise_figure(eps_values=(0.1, 0.01, 0.001), p_values=(1, 5, 20), delta=0.01,
 
     One line per (eps, p): Theorem 3.2's sufficient sigma divided by Theorem
     3.4's, for n from p + 2 to *n_max* (log axes).  Colour codes eps, line
-    style codes p.
+    style codes p, and each eps has its own marker as well as its colour.
 
     Parameters
     ----------
@@ -186,13 +188,12 @@ def noise_figure(eps_values=(0.1, 0.01, 0.001), p_values=(1, 5, 20), delta=0.01,
 
     fig = new_figure(figsize=(7.6, 4.2))
     ax = fig.add_subplot()
-    styles = ["-", "--", ":", "-."]
     for i, eps in enumerate(eps_values):
         a = bounds.sigma_a_sufficient(eps, delta)
         for j, p in enumerate(p_values):
             grid = n_grid(p, n_max)
-            ax.plot(grid, a / bounds.sigma_b(eps, delta, grid, p), color=f"C{i}",
-                    ls=styles[j % len(styles)], label=rf"$\varepsilon={eps:g}$, $p={p}$")
+            ax.plot(grid, a / bounds.sigma_b(eps, delta, grid, p), **series(i, j),
+                    label=rf"$\varepsilon={eps:g}$, $p={p}$")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"rows $n$")

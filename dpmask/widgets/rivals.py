@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .._style import NEUTRAL, color, series
 from ._shared import LivePlot, decade_ticks, dropdown, explorer, int_slider, key, log_range, log_slider
 from ._shared import new_figure, panel, single, whole
 
@@ -169,8 +170,8 @@ class _Plot(LivePlot):
     def __init__(self):
         super().__init__("rows n", "first-order RMSE", "xy", figsize=(5.6, 3.4), dpi=72,
                          margins=(0.15, 0.97, 0.14, 0.91))
-        self.lines = {kind: self.line(color=f"C{i}", label=_PLAIN[kind]) for i, kind in enumerate(_KINDS)}
-        self.n_line = self.vline(color="0.6", lw=0.8)
+        self.lines = {kind: self.line(**series(i, i, marker=False), label=_PLAIN[kind]) for i, kind in enumerate(_KINDS)}
+        self.n_line = self.vline(color=NEUTRAL, lw=0.8)
         decade_ticks(self.ax, numticks=12)  # tick labels without mathtext
         self.ax.legend(fontsize="x-small", loc="lower left")
 
@@ -236,7 +237,7 @@ def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), t
     """Static companion of :func:`rivals_explorer`: rows needed against eps.
 
     Rows at which the first-order RMSE of the OLS slopes reaches *target*,
-    for the four mechanisms, one panel per p.
+    for the four mechanisms (each its own colour, line style and marker), one panel per p.
 
     Returns
     -------
@@ -248,7 +249,7 @@ def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), t
     for ax, p in zip(axes, p_values):
         for i, kind in enumerate(_KINDS):
             rows = [_rows(kind, float(e), float(delta), int(p), "ols", float(target)) for e in eps_grid]
-            ax.loglog(eps_grid, rows, color=f"C{i}", label=_LABELS[kind])
+            ax.loglog(eps_grid, rows, **series(i, i), label=_LABELS[kind])
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_title(rf"$p={p}$, $\delta={delta:g}$", fontsize="medium")
     axes[0].set_ylabel(f"rows for slope RMSE {target:g}")

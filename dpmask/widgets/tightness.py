@@ -39,6 +39,7 @@ from concurrent.futures import Future, InvalidStateError
 
 import numpy as np
 
+from .._style import color, series
 from ._shared import LivePlot, analytic_sigma, data_range, int_slider, key, log_range, log_slider, new_figure
 from ._shared import panel, plain_log_ticks, whole
 
@@ -508,20 +509,20 @@ class _Plot(LivePlot):
     def __init__(self):
         super().__init__(r"columns $p$", r"noise standard deviation $\sigma$", "xy", margins=(0.11, 0.98, 0.13, 0.91))
         ax = self.ax
-        self.upper = self.line("o-", color="C0", label="B, Theorem 3.4 (sufficient)")
-        self.lower = self.line("s--", color="C2", label="B, lower bound (exact at p = 1)")
-        self.analytic = self.hline(color="C3", label="A, exact (analytic Gaussian)")
+        self.upper = self.line("o-", color=color(0), label="B, Theorem 3.4 (sufficient)")
+        self.lower = self.line("s--", color=color(2), label="B, lower bound (exact at p = 1)")
+        self.analytic = self.hline(**series(3, 3, marker=False), label="A, exact (analytic Gaussian)")
         plain_log_ticks(ax.xaxis)
         plain_log_ticks(ax.yaxis)
         from matplotlib.patches import Patch
 
-        handles = [Patch(color="C0", alpha=0.15, label="where the truth lies"), self.upper, self.lower, self.analytic]
+        handles = [Patch(color=color(0), alpha=0.15, label="where the truth lies"), self.upper, self.lower, self.analytic]
         ax.legend(handles=handles, fontsize="small", loc="lower right")
 
     def draw(self, eps, delta, n, ps, upper, lower, analytic):
         also = []
         if lower is not None:
-            fill = self.ax.fill_between(ps, lower, upper, color="C0", alpha=0.15)
+            fill = self.ax.fill_between(ps, lower, upper, color=color(0), alpha=0.15)
             fill.set_animated(True)
             also.append(fill)
             self.lower.set_data(ps, lower)
@@ -739,7 +740,7 @@ def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 1
 
     One panel per n; for each eps, Theorem 3.4's sufficient sigma (solid) and
     the audit lower bound (dashed, exact at p = 1), with the exact unmasked
-    sigma (analytic Gaussian, dotted) for reference.
+    sigma (analytic Gaussian, dotted) for reference; each eps has its own colour and marker.
 
     Returns
     -------
@@ -752,9 +753,10 @@ def tightness_figure(eps_values=(0.1, 0.01, 0.001), delta=0.01, n_values=(100, 1
     for ax, n in zip(axes, n_values):
         for i, eps in enumerate(eps_values):
             ps, upper, lower = _curves(eps, delta, n, p_values)
-            ax.plot(ps, upper, "-", color=f"C{i}", label=rf"Thm 3.4, $\varepsilon={eps:g}$")
-            ax.plot(ps, lower, "--", color=f"C{i}", label=rf"lower bound, $\varepsilon={eps:g}$")
-            ax.axhline(exact.analytic_gaussian_sigma(eps, delta), color=f"C{i}", ls=":", lw=1)
+            ax.plot(ps, upper, **{**series(i, 0), "markevery": None}, label=rf"Thm 3.4, $\varepsilon={eps:g}$")
+            ax.plot(ps, lower, **{**series(i, 1), "markevery": None}, label=rf"lower bound, $\varepsilon={eps:g}$")
+            ax.plot(ps, np.full(ps.shape, exact.analytic_gaussian_sigma(eps, delta)), **{**series(i, 2), "markevery": None, "markersize": 3},
+                    lw=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(r"columns $p$")
