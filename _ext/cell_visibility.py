@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -50,6 +51,13 @@ ROOT = Path(__file__).resolve().parents[1]
 HIDE_SOURCE = frozenset({"remove-cell", "hide-cell", "hide-input", "remove-input"})
 HIDE_OUTPUTS = frozenset({"remove-cell", "hide-cell", "hide-output", "remove-output"})
 KEYS = ("outputs_hidden", "source_hidden")
+# JupyterLab's collapsed bar shows a cell's first line (greyed, beside the "..." to click).  A
+# solution's first line may be its answer, so every cell of a solution starts with a line that
+# names the exercise and nothing more: a comment in code, a MyST comment (% ...) in markdown,
+# which neither the book nor jupyterlab-myst prints.
+CODE_LABEL = "# Solution to Exercise {}"
+MARKDOWN_LABEL = "% Solution to Exercise {}"
+ANY_LABEL = re.compile(r"[#%] Solution to Exercise \S+")
 
 
 def _source(cell) -> str:
@@ -57,24 +65,46 @@ def _source(cell) -> str:
 
 
 def wanted(nb: dict) -> list[dict]:
-    """For each cell of *nb*, the hidden flags the rule above gives it: ``{"source_hidden": bool, ...}``."""
-    out, inside = [], False
+    """For each cell of *nb*, what the rule above gives it: ``{"source_hidden": bool,
+    "outputs_hidden": bool, "label": str | None}``, *label* the first line a solution's cell
+    must start with (None for any other cell)."""
+    # an exercise's number as the book prints it (its :enumerator:, which _ext/sync_numbers.py
+    # keeps), else its label
+    numbers = dict(re.findall(r"^[ \t]*:label:[ \t]*(\S+)[ \t]*\n[ \t]*:enumerator:[ \t]*(\S+)",
+                              "\n".join(_source(c) for c in nb["cells"] if c["cell_type"] == "markdown"), re.M))
+    out, inside, exercise = [], False, None
     for cell in nb["cells"]:
         tags = set(cell.get("metadata", {}).get("tags", []))
-        source, outputs = bool(tags & HIDE_SOURCE), bool(tags & HIDE_OUTPUTS)
+        source, outputs, label = bool(tags & HIDE_SOURCE), bool(tags & HIDE_OUTPUTS), None
         if cell["cell_type"] in ("markdown", "raw"):
             starts_inside = inside
             kept, inside = _strip_markdown(_source(cell), inside)
             # solution text only: the cell lies wholly inside a gated solution (the fences
             # themselves are in the cells before and after it)
             if starts_inside and inside and not kept.strip() and _source(cell).strip():
-                source = True
+                source, label = True, MARKDOWN_LABEL.format(exercise)
+            starts = re.findall(r"\{solution-start\}[ \t]*(\S+)", _source(cell))
+            if inside and starts:
+                exercise = numbers.get(starts[-1], starts[-1])
         elif inside:
             source = outputs = True
-        out.append({"outputs_hidden": outputs, "source_hidden": source})
+            label = CODE_LABEL.format(exercise)
+        out.append({"outputs_hidden": outputs, "source_hidden": source, "label": label})
     if inside:
         raise ValueError("a {solution-start} has no {solution-end} after it")
     return out
+
+
+def _labelled(src: str, label: str | None) -> str:
+    """*src* starting with *label* (added when missing), or without a stale label when *label* is None."""
+    first, _, rest = src.partition("\n")
+    if label is None:
+        return rest if ANY_LABEL.fullmatch(first.strip()) else src
+    if first.strip() == label:
+        return src
+    if ANY_LABEL.fullmatch(first.strip()):  # the label of another exercise: the cell moved
+        src = rest
+    return label + "\n" + src
 
 
 def current(cell: dict) -> dict:
@@ -100,8 +130,11 @@ def apply(nb: dict) -> tuple[dict, list[int]]:
     for i, (cell, want) in enumerate(zip(nb["cells"], wanted(nb))):
         meta = cell.get("metadata", {})
         new = _metadata(meta, want)
-        if new != meta:
+        src = _source(cell)
+        new_src = _labelled(src, want["label"])
+        if new != meta or new_src != src:
             cell["metadata"] = new
+            cell["source"] = new_src if isinstance(cell["source"], str) else new_src.splitlines(keepends=True)
             changed.append(i)
     return nb, changed
 
@@ -114,7 +147,11 @@ def out_of_step(path: Path) -> list[str]:
     for i in changed:
         cell, want, have = nb["cells"][i], current(new["cells"][i]), current(nb["cells"][i])
         first = (_source(cell).strip().splitlines() or ["(empty)"])[0][:50]
-        what = ", ".join(f"{k} should be {'true' if want[k] else 'absent'}" for k in KEYS if have[k] != want[k])
+        what = [f"{k} should be {'true' if want[k] else 'absent'}" for k in KEYS if have[k] != want[k]]
+        if _source(new["cells"][i]) != _source(cell):
+            label = ANY_LABEL.fullmatch(_source(new["cells"][i]).partition("\n")[0])
+            what.append(f"should start with {label.group()!r}" if label else "should not start with a solution's label")
+        what = ", ".join(what)
         lines.append(f"{Path(path).name} cell {i} ({cell['cell_type']}, {first!r}): {what or 'not in canonical form'}")
     return lines
 

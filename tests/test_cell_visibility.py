@@ -42,20 +42,22 @@ def _src(cell):
 
 
 def _in_solution(nb):
-    """For each cell: 'code' for a code cell between the fences, 'text' for a markdown cell wholly
-    between them, None otherwise -- found by scanning lines, as a reader would."""
-    out, inside = [], False
+    """For each cell: ('code', N) for a code cell between the fences of Exercise N's solution,
+    ('text', N) for a markdown cell wholly between them, None otherwise -- found by scanning
+    lines, as a reader would; N is the number the exercise's directive gives it."""
+    text = "\n".join(_src(c) for c in nb["cells"])
+    out, inside, number = [], False, None
     for cell in nb["cells"]:
         if cell["cell_type"] != "markdown":
-            out.append("code" if inside else None)
+            out.append(("code", number) if inside else None)
             continue
-        lines = _src(cell).split("\n")
         starts_inside = inside
-        fences = [("start" if "{solution-start}" in line else "end") for line in lines
-                  if re.match(r"^\s*(`{3,}|:{3,})\{solution-(start|end)\}", line)]
-        for kind in fences:
-            inside = kind == "start"
-        out.append("text" if starts_inside and not fences else None)
+        fences = [m for m in re.finditer(r"^\s*(?:`{3,}|:{3,})\{solution-(start|end)\}[ \t]*(\S*)", _src(cell), re.M)]
+        for m in fences:
+            inside = m.group(1) == "start"
+            if inside:
+                number = re.search(rf":label: {re.escape(m.group(2))}\n:enumerator: (\S+)", text).group(1)
+        out.append(("text", number) if starts_inside and not fences else None)
     assert not inside
     return out
 
@@ -64,7 +66,7 @@ def _expected(nb):
     exp = []
     for cell, sol in zip(nb["cells"], _in_solution(nb)):
         tags = set(cell["metadata"].get("tags", []))
-        exp.append((bool(tags & HIDES_SOURCE) or sol is not None, bool(tags & HIDES_OUTPUTS) or sol == "code"))
+        exp.append((bool(tags & HIDES_SOURCE) or sol is not None, bool(tags & HIDES_OUTPUTS) or (sol or ("",))[0] == "code"))
     return exp
 
 
@@ -82,6 +84,21 @@ def test_jupyterlab_hides_what_the_book_hides(path):
     assert not wrong, "run `python _ext/cell_visibility.py`:\n" + "\n".join(wrong)
 
 
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_a_solution_shows_only_its_exercise_number_when_collapsed(path):
+    """JupyterLab's collapsed bar shows a cell's first line: in a solution, that line names the exercise."""
+    nb = json.loads(path.read_text())
+    wrong = []
+    for i, (cell, sol) in enumerate(zip(nb["cells"], _in_solution(nb))):
+        first = _src(cell).split("\n", 1)[0]
+        want = None if sol is None else ("# " if sol[0] == "code" else "% ") + f"Solution to Exercise {sol[1]}"
+        if want is not None and first != want:
+            wrong.append(f"cell {i}: starts {first[:60]!r}, not {want!r}")
+        if want is None and re.fullmatch(r"[#%] Solution to Exercise \S+", first):
+            wrong.append(f"cell {i}: {first!r} but it is not in a solution")
+    assert not wrong, "run `python _ext/cell_visibility.py`:\n" + "\n".join(wrong)
+
+
 def test_every_chapter_hides_its_checks_and_solutions():
     """The rule bites: the chapters' hidden asserts and every solution's code are collapsed."""
     n_source = n_solution_code = 0
@@ -89,7 +106,7 @@ def test_every_chapter_hides_its_checks_and_solutions():
         nb = json.loads(path.read_text())
         for cell, sol in zip(nb["cells"], _in_solution(nb)):
             n_source += _stored(cell)[0]
-            n_solution_code += sol == "code" and _stored(cell) == (True, True)
+            n_solution_code += sol is not None and sol[0] == "code" and _stored(cell) == (True, True)
             if cell["cell_type"] == "code" and re.search(r"^assert\b", _src(cell), re.M) and "remove-cell" in cell["metadata"].get("tags", []):
                 assert _stored(cell) == (True, True), (path.name, _src(cell)[:80])
     assert n_source >= 200 and n_solution_code >= 5, (n_source, n_solution_code)
@@ -112,7 +129,7 @@ def test_a_planted_out_of_step_cell_fails(tmp_path):
     nb = json.loads(src.read_text())
     sol = _in_solution(nb)
     i_assert = next(i for i, c in enumerate(nb["cells"]) if "remove-cell" in c["metadata"].get("tags", []))
-    i_sol = sol.index("code")
+    i_sol = next(i for i, x in enumerate(sol) if x and x[0] == "code")
     i_plain = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and not c["metadata"].get("tags") and sol[i] is None)
     plants = [
         (i_assert, lambda m: m.pop("jupyter")),                                   # an assert cell shown
@@ -131,6 +148,16 @@ def test_a_planted_out_of_step_cell_fails(tmp_path):
             test_jupyterlab_hides_what_the_book_hides(path)
         assert cv.sync(path) == [i]  # the write mode repairs it ...
         assert json.loads(path.read_text()) == nb and cv.sync(path) == []  # ... to the committed form, once
+    # a solution's first line lost (or given to a cell outside it) is put back (or taken away)
+    for i, edit in [(i_sol, lambda src: src.split("\n", 1)[1]), (i_plain, lambda src: "# Solution to Exercise 7a.1\n" + src)]:
+        bad = json.loads(json.dumps(nb))
+        new = edit(_src(bad["cells"][i]))
+        bad["cells"][i]["source"] = new.splitlines(keepends=True) if isinstance(nb["cells"][i]["source"], list) else new
+        path.write_text(json.dumps(bad, indent=1, ensure_ascii=False) + "\n")
+        assert [f"cell {i} " in line for line in cv.out_of_step(path)] == [True]
+        with pytest.raises(AssertionError, match="run `python _ext/cell_visibility.py`"):
+            test_a_solution_shows_only_its_exercise_number_when_collapsed(path)
+        assert cv.sync(path) == [i] and json.loads(path.read_text()) == nb
     # a tag added to a cell is followed by its metadata
     bad = json.loads(json.dumps(nb))
     bad["cells"][i_plain]["metadata"]["tags"] = ["hide-input"]
