@@ -31,8 +31,15 @@ so the tags stay the one source.  Other ``jupyter`` keys and all other metadata 
     Change nothing; exit with status 1 and name the cells when any notebook is out of step
     (tests/test_cell_visibility.py runs this check in ``make test``).
 
-Only the stored metadata changes: the HTML book ignores it, and the student notebooks
-(``_ext/solutions.py``) drop the solutions' cells whatever their metadata.
+Only the stored metadata and a solution's first lines change: the HTML book ignores the
+metadata, and the student notebooks (``_ext/solutions.py``) drop the solutions' cells whatever
+their metadata.
+
+What JupyterLab 4 undoes when it runs a cell (its own code, not configurable): running a code cell
+opens its outputs (``CodeCell.execute`` sets ``outputHidden = false``; the source stays
+collapsed), and running a markdown cell opens it.  So the collapse holds for a notebook as opened
+(stored, or executed as Binder may open it); after Run All a solution's printed results and its
+solution-only markdown cells show (tests/test_live_hidden.py checks the opened state).
 """
 
 from __future__ import annotations
