@@ -1030,3 +1030,12 @@ def test_publication_check_passes_for_a_fork_whose_badge_follows(tmp_path, monke
     config.dpmask_edition = "teachers"
     with pytest.raises(ConfigError, match="dpmask_edition"):
         publish._check_config(None, config)
+
+
+def test_student_edition_prints_no_doubled_word(students_html):
+    """tests/test_doubled_words.py's check ("the the", "Definition Definition 2.1"), on the student edition."""
+    from test_doubled_words import doubled_words_in_book, html_pages
+
+    assert len(html_pages(students_html)) >= 15
+    problems = doubled_words_in_book(students_html)
+    assert not problems, problems
