@@ -10,7 +10,9 @@
     ``_build/students/html``: the same Sphinx build as ``jupyter-book build . -W -n --keep-going``
     with ``dpmask_edition = "students"`` (``_ext/publish.py``: solutions out of the pages and the
     search index, solution-free ``_sources``, launch buttons on the students branch), reusing the
-    full edition's jupyter-cache, so no notebook runs again.
+    full edition's jupyter-cache, so no notebook runs again.  The build runs in a scratch folder
+    and only its HTML is kept: ``_build/students`` holds ``html`` and ``notebooks`` and nothing
+    else (myst-nb's ``jupyter_execute`` would hold the executed notebooks with their solutions).
 ``student-notebooks [--out DIR]``
     Only the solution-free notebooks (no Sphinx, no kernel: the publishing workflow's
     students-branch job runs this with nothing but Python and PyYAML).
@@ -104,30 +106,44 @@ def cmd_badge(args) -> int:
 
 
 def build_students(out: Path, cache: Path) -> int:
-    """Sphinx-build the student edition into *out* (html); reuse the notebooks cached in *cache*."""
+    """Sphinx-build the student edition into *out* (html); reuse the notebooks cached in *cache*.
+
+    Sphinx and myst-nb write more than the HTML beside it: the doctrees and ``jupyter_execute/``,
+    the executed notebooks *with their solutions* (the edition's pages are parsed from the full
+    notebooks; the solutions are cut out of the doctrees).  So the build runs in a scratch folder
+    and only the HTML, solution-free, is moved to *out*: nothing else of it lands beside *out*
+    (``_build/students`` holds ``html`` and ``notebooks`` alone).
+    """
     from jupyter_book.sphinx import build_sphinx
 
     out = Path(out).resolve()
     if out.exists():
         shutil.rmtree(out)
-    return build_sphinx(
-        ROOT,
-        out,
-        noconfig=True,
-        path_config=str(ROOT / "_config.yml"),
-        confoverrides={
-            "external_toc_path": (ROOT / "_toc.yml").as_posix(),
-            "latex_individualpages": False,
-            "nitpicky": True,
-            "dpmask_edition": "students",
-            "nb_execution_cache_path": str(Path(cache).resolve()),
-        },
-        doctreedir=out.parent / ".doctrees",
-        builder="html",
-        warningiserror=True,
-        keep_going=True,
-        freshenv=True,
-    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # beside _build/students, not in it, so that a half-finished build never sits in the edition
+    with tempfile.TemporaryDirectory(prefix=".students-build-", dir=out.parent.parent) as scratch:
+        html = Path(scratch) / "html"
+        status = build_sphinx(
+            ROOT,
+            html,
+            noconfig=True,
+            path_config=str(ROOT / "_config.yml"),
+            confoverrides={
+                "external_toc_path": (ROOT / "_toc.yml").as_posix(),
+                "latex_individualpages": False,
+                "nitpicky": True,
+                "dpmask_edition": "students",
+                "nb_execution_cache_path": str(Path(cache).resolve()),
+            },
+            doctreedir=Path(scratch) / ".doctrees",
+            builder="html",
+            warningiserror=True,
+            keep_going=True,
+            freshenv=True,
+        )
+        if not status:
+            shutil.move(str(html), str(out))
+    return status
 
 
 def write_student_notebooks(out: Path) -> list[Path]:
@@ -147,6 +163,9 @@ def cmd_students(args) -> int:
     t0 = time.perf_counter()
     written = write_student_notebooks(Path(args.notebooks))
     print(f"{len(written)} solution-free notebooks in {Path(args.notebooks).resolve()}/chapters")
+    # what a build before this layout left beside the HTML: the executed full notebooks and doctrees
+    for stale in ("jupyter_execute", ".doctrees"):
+        shutil.rmtree(Path(args.out).resolve().parent / stale, ignore_errors=True)
     status = build_students(Path(args.out), Path(args.cache))
     if status:
         print(f"the student edition failed to build (status {status})", file=sys.stderr)

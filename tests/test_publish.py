@@ -164,18 +164,79 @@ def test_workflow_runs_the_readme_commands_in_debian_and_deploys():
     i_test = runs.index("make test")
     i_book = runs.index("make book")
     i_upload = next(i for i, u in enumerate(uses) if u.startswith("actions/upload-pages-artifact@"))
-    assert i_apt < i_checkout < i_test < i_book < i_upload
+    i_editions = runs.index("make book-students pdf")
+    assert i_apt < i_checkout < i_test < i_book < i_editions < i_upload
     assert steps[i_book]["env"]["DPMASK_PUBLISH"] == "1"
-    assert steps[i_upload]["with"]["path"] == "_build/html"
+    assert steps[i_upload]["with"]["path"] == SITE
     assert deploy["needs"] == "build"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
     assert deploy["environment"]["name"] == "github-pages"
-    # the published site: both editions and the three PDFs
-    publish_step = next(r for r in runs if "make book-students pdf" in r)
-    assert runs.index(publish_step) < i_upload
-    for piece in ("_build/pdf/book.pdf", "_build/pdf/api.pdf", "_build/html/students", "book-students.pdf"):
-        assert piece in publish_step, piece
+    # the full edition is an artifact of the run, uploaded after the site was assembled
+    i_full = next(i for i, u in enumerate(uses) if u.startswith("actions/upload-artifact@"))
+    assert i_full > runs.index(_site_step(wf))
+    assert steps[i_full]["with"]["name"] == "full-edition" and steps[i_full]["with"]["path"] == FULL_EDITION
+
+
+# --- what the site serves: the student edition alone -------------------------------------------
+
+SITE, FULL_EDITION = "_build/site", "_build/full-edition"
+
+
+def _site_step(wf):
+    """The build job's shell step that assembles the Pages folder."""
+    runs = [s.get("run", "") for s in wf["jobs"]["build"]["steps"]]
+    return next(r for r in runs if SITE in r)
+
+
+def test_the_site_is_the_student_edition_alone_and_the_full_edition_an_artifact(tmp_path):
+    """Run the workflow's own site step on a stand-in _build and read what Pages would serve.
+
+    The Pages artifact is the student edition with its PDF and the API reference; not one file of
+    the full edition (its pages, book.pdf) is in it, at any depth.  The full edition goes whole to
+    the run's artifact.  Planted: the layout before issue 22 (the full edition at the root,
+    the student edition under students/) fails.
+    """
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    script = _site_step(wf)
+
+    def stand_in(root):
+        for rel, text in {
+            "_build/html/index.html": "FULL edition",
+            "_build/html/chapters/05_proofs.html": "FULL Solution to Exercise 5.1",
+            "_build/html/_sources/chapters/05_proofs.ipynb": "FULL {solution-start}",
+            "_build/students/html/index.html": "STUDENT edition",
+            "_build/students/html/chapters/05_proofs.html": "STUDENT Exercise 5.1",
+            "_build/students/notebooks/chapters/05_proofs.ipynb": "STUDENT notebook",
+            "_build/pdf/book.pdf": "FULL pdf",
+            "_build/pdf/book-students.pdf": "STUDENT pdf",
+            "_build/pdf/api.pdf": "API pdf",
+        }.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+
+    def served(root, script):
+        subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=root, check=True, timeout=60)
+        site = root / SITE
+        return {p.relative_to(site).as_posix(): p.read_text() for p in site.rglob("*") if p.is_file()}
+
+    stand_in(tmp_path / "now")
+    files = served(tmp_path / "now", script)
+    assert files == {
+        "index.html": "STUDENT edition",
+        "chapters/05_proofs.html": "STUDENT Exercise 5.1",
+        "book-students.pdf": "STUDENT pdf",
+        "api.pdf": "API pdf",
+    }, files
+    full = tmp_path / "now" / FULL_EDITION
+    assert {p.relative_to(full).as_posix() for p in full.rglob("*") if p.is_file()} == {
+        "index.html", "chapters/05_proofs.html", "_sources/chapters/05_proofs.ipynb", "book.pdf", "api.pdf"}
+    # the check can fail: the old layout serves the full edition at the root, one segment above students/
+    old = (f"cp -r _build/html {SITE}\ncp _build/pdf/book.pdf _build/pdf/api.pdf {SITE}/\n"
+           f"cp -r _build/students/html {SITE}/students\ncp _build/pdf/book-students.pdf {SITE}/students/\n")
+    stand_in(tmp_path / "old")
+    leaked = {k for k, v in served(tmp_path / "old", old).items() if v.startswith("FULL")}
+    assert leaked == {"index.html", "chapters/05_proofs.html", "_sources/chapters/05_proofs.ipynb", "book.pdf"}
 
 
 def test_workflow_pushes_the_solution_free_tree_to_the_students_branch():
@@ -332,9 +393,10 @@ def test_student_edition_keeps_exercises_and_drops_every_solution(full_html, stu
 
 # --- the student edition gives nothing away ---------------------------------------------------
 #
-# Every file the student edition serves is searched for every solution's sentences: its pages,
-# the page sources the download menu links to (_sources/**.ipynb, .md), the search index, the
-# notebooks its launch buttons open (the students branch: _build/students/notebooks) and its PDF.
+# Every file under _build/students (what a teacher copies and hands out) is searched for every
+# solution's sentences: the pages, the page sources the download menu links to (_sources/**.ipynb,
+# .md), the search index, the notebooks its launch buttons open (the students branch:
+# _build/students/notebooks), anything else a build leaves in that folder, and the student PDF.
 # A solution's sentences are taken, independently of _ext/solutions.py, from the full notebooks
 # (the markdown and code between {solution-start} and {solution-end}) and from the full edition's
 # pages (div.solution, with the outputs of its code).  Each is cut into runs of plain words (math,
@@ -457,9 +519,11 @@ def solution_leaks(files, probes, texts=None):
     return leaks
 
 
-def _student_files(students_html, student_pdf=None):
-    files = [p for p in sorted(students_html.rglob("*")) if p.is_file()]
-    files += [p for p in sorted(STUDENT_NOTEBOOKS.rglob("*")) if p.is_file()]
+def _student_files(students_dir, student_pdf=None):
+    """Every file under *students_dir* (``_build/students``, what a teacher copies and hands out:
+    the HTML, the notebooks and anything else a build left there, hidden folders included), and
+    the student PDF."""
+    files = [p for p in sorted(Path(students_dir).rglob("*")) if p.is_file()]
     if student_pdf is not None:
         files.append(student_pdf)
     return files
@@ -474,10 +538,11 @@ def _search_terms(html_dir):
 def test_student_edition_gives_no_solution_away(full_html, students_html, pdfs, pdf_texts, tmp_path):
     probes = solution_probes(full_html)
     assert len(probes) > 1500, len(probes)  # every solution contributes its sentences
-    files = _student_files(students_html, pdfs["book-students.pdf"])
+    files = _student_files(students_html.parent, pdfs["book-students.pdf"])
     kinds = {p.suffix for p in files}
     assert {".html", ".ipynb", ".md", ".js", ".pdf"} <= kinds, kinds
     assert any("_sources" in p.parts for p in files) and any(p.name == "searchindex.js" for p in files)
+    assert any(STUDENT_NOTEBOOKS in p.parents for p in files)
     texts = {pdfs[name]: "\n".join(pages) for name, pages in pdf_texts.items()}
     leaks = solution_leaks(files, probes, texts)
     assert not leaks, leaks
@@ -490,6 +555,14 @@ def test_student_edition_gives_no_solution_away(full_html, students_html, pdfs, 
     planted.parent.mkdir()
     planted.write_text((students_html / "chapters" / "01_introduction.html").read_text().replace("</article>", f"<p>{sentence}</p></article>"))
     assert solution_leaks([planted], probes)
+    # ... and the folder as the student build left it before issue 22: myst-nb's jupyter_execute/
+    # beside the HTML, holding the executed notebooks with their solutions.
+    folder = tmp_path / "students"
+    shutil.copytree(STUDENT_NOTEBOOKS, folder / "notebooks")
+    executed = full_html.parent / "jupyter_execute" / "chapters" / "05_proofs.ipynb"
+    (folder / "jupyter_execute" / "chapters").mkdir(parents=True)
+    shutil.copy(executed, folder / "jupyter_execute" / "chapters" / executed.name)
+    assert solution_leaks(_student_files(folder), probes).keys() == {str(folder / "jupyter_execute" / "chapters" / executed.name)}
 
 
 def test_student_search_index_knows_no_word_of_a_solution_only(full_html, students_html):
@@ -972,3 +1045,12 @@ def test_publication_check_passes_for_a_fork_whose_badge_follows(tmp_path, monke
     config.dpmask_edition = "teachers"
     with pytest.raises(ConfigError, match="dpmask_edition"):
         publish._check_config(None, config)
+
+
+def test_student_edition_prints_no_doubled_word(students_html):
+    """tests/test_doubled_words.py's check ("the the", "Definition Definition 2.1"), on the student edition."""
+    from test_doubled_words import doubled_words_in_book, html_pages
+
+    assert len(html_pages(students_html)) >= 15
+    problems = doubled_words_in_book(students_html)
+    assert not problems, problems
