@@ -8,13 +8,16 @@
  * - summary-name: the navigation's expand toggles (<details><summary> holding only an icon) get
  *   a name: "Sections of <the link beside it>".
  * - label-content-name-mismatch: a control whose aria-label leaves out its visible text (the
- *   search button says "Search" and shows "Search Ctrl+K") loses the aria-label, so that it is
- *   named by what it shows.
+ *   search button says "Search" and shows "Search Ctrl+K"; a hidden code cell's toggle says
+ *   "Toggle hidden content" and shows "Show code cell source") loses the aria-label, so that it
+ *   is named by what it shows.
+ * - scrollable-region-focusable: a code block that scrolls sideways gets a tab stop when a
+ *   dropdown opens (the theme gives one only to what scrolls when the page loads).
  * - the explorers (ipywidgets' static HTML manager): each slider handle (role="slider") is named
  *   after its description and the longer name the package gives it (its tooltip: "ε, privacy
  *   loss", "n, rows of the table"), its value text is the number shown beside it (a log slider's
  *   own value text is the exponent), the numbers panel is a polite live region, so a change is
- *   read out, and the plot (an <img>) has a text alternative (its title, set by the package).
+ *   read out, and the plot (an <img>) has a text alternative naming the setting it shows.
  */
 (function () {
   "use strict";
@@ -55,12 +58,28 @@
   }
 
   function matchNamesToText(root) {
-    for (const el of root.querySelectorAll("button[aria-label], a[aria-label], [role='button'][aria-label]")) {
-      const label = el.getAttribute("aria-label").toLowerCase();
+    const labelled = "button[aria-label], a[aria-label], summary[aria-label], [role='button'][aria-label], [data-a11y-label]";
+    for (const el of root.querySelectorAll(labelled)) {
+      const label = el.getAttribute("data-a11y-label") || el.getAttribute("aria-label") || "";
       const shown = visibleText(el);
-      if (shown && !label.replace(/\s+/g, "").includes(shown.toLowerCase().replace(/\s+/g, ""))) {
-        // named by what it shows (its content), as a speech-input user who says it expects
+      if (shown && !label.toLowerCase().replace(/\s+/g, "").includes(shown.toLowerCase().replace(/\s+/g, ""))) {
+        // named by what it shows (its content), as a speech-input user who says it expects;
+        // the label is kept aside for a narrower screen, where the text may be hidden
+        el.setAttribute("data-a11y-label", label);
         el.removeAttribute("aria-label");
+      } else if (!shown && !el.hasAttribute("aria-label") && el.hasAttribute("data-a11y-label")) {
+        el.setAttribute("aria-label", label);  // nothing shown: the label names it again
+      }
+    }
+  }
+
+  // scrollable-region-focusable: a code block that scrolls sideways can be reached with the
+  // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
+  // scrollable then, so it is checked again when a dropdown opens or the window is resized.
+  function focusScrollables(root) {
+    for (const el of root.querySelectorAll("article pre")) {
+      if (el.scrollWidth > el.clientWidth + 1 && el.tabIndex < 0) {
+        el.tabIndex = 0;
       }
     }
   }
@@ -105,9 +124,26 @@
       if (readout) {
         new MutationObserver(function () {
           nameSlider(slider);
+          later();  // the plot's text alternative names the new value
         }).observe(readout, { childList: true, characterData: true, subtree: true });
       }
     }
+  }
+
+  // An explorer's plot (ipywidgets' Image has no alt, and its tooltip breaks on a widget without a
+  // description): what it shows, at the setting its sliders show.
+  function plotText(img) {
+    const box = img.closest(".widget-vbox");
+    const setting = box
+      ? Array.from(box.querySelectorAll(".widget-slider, .widget-dropdown")).map(function (control) {
+          const label = text(control.querySelector("label.widget-label"));
+          const select = control.querySelector("select");
+          const value = select ? text(select.options[select.selectedIndex]) : sliderValue(control);
+          return label + " = " + value;
+        })
+      : [];
+    return "Plot of the explorer" + (setting.length ? " at " + setting.join(", ") : "") +
+      ": the curves behind the numbers in the table above, with the current setting marked.";
   }
 
   function fixWidgets(root) {
@@ -122,8 +158,9 @@
       }
     }
     for (const img of root.querySelectorAll("img.widget-image")) {
-      if (!img.hasAttribute("alt")) {
-        img.setAttribute("alt", img.title || "The explorer's plot of the setting chosen above; its numbers are in the table above.");
+      const alt = plotText(img);
+      if (img.getAttribute("alt") !== alt) {
+        img.setAttribute("alt", alt);
       }
     }
   }
@@ -131,6 +168,7 @@
   function fixAll() {
     nameSummaries(document);
     matchNamesToText(document);
+    focusScrollables(document);
     fixWidgets(document);
   }
 
@@ -140,22 +178,27 @@
       pending = true;
       setTimeout(function () {
         pending = false;
-        fixWidgets(document);
+        fixAll();
       }, 30);
     }
   }
 
   function start() {
     fixAll();
-    // the widget manager draws the explorers after the page has loaded
+    // the widget manager draws the explorers, and sphinx-togglebutton its buttons, after the page has loaded
+    // (and the theme's tooltips set aria-label again): fix what they add or rename
     new MutationObserver(function (records) {
       for (const r of records) {
-        if (r.addedNodes.length) {
+        if (r.addedNodes.length || r.type === "attributes") {
           later();
           return;
         }
       }
-    }).observe(document.body, { childList: true, subtree: true });
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+    window.addEventListener("load", later);
+    window.addEventListener("resize", later);  // the search button's text shows from 960 px on
+    document.addEventListener("toggle", later, true);  // a <details> opened or closed
+    document.addEventListener("click", later, true);  // a solution's toggle button
   }
 
   if (document.readyState === "loading") {

@@ -103,7 +103,8 @@ _DROPDOWNS = """
 def set_dropdowns(page, open_):
     """Open (or close) every dropdown on the page; return how many changed."""
     changed = page.evaluate(_DROPDOWNS, bool(open_))
-    page.evaluate("() => new Promise(r => setTimeout(r, 100))")
+    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js: 30 ms)
+    page.evaluate("() => new Promise(r => setTimeout(r, 300))")
     return changed
 
 
@@ -125,6 +126,7 @@ def check_states(page):
     Closed: the whole page.  Opened: only what opening showed (the dropdowns' content and their
     buttons), which is all that changed; the page is left with its dropdowns closed.
     """
+    page.wait_for_timeout(100)  # the page script's answer to a resize (30 ms)
     out = {"closed": axe_violations(page)}
     if set_dropdowns(page, True):
         out["opened"] = axe_violations(page, opened_only=True)
