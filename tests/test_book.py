@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+import a11y
 from _ext_import import ext_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -274,6 +275,10 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
     problems of ``_PHONE_PROBLEMS``.  Widened: still no MathJax or console error.  On the pages of
     ``_SLIPS``, one layout rule undone must then be reported.
 
+    At both widths axe-core finds no violation of WCAG 2.0/2.1 A and AA (tests/a11y.py), with the
+    explorers drawn and named and with every dropdown closed, then opened (tests/test_a11y.py
+    checks that the check fails on planted slips).
+
     One visit serves both widths because typesetting a chapter's mathematics is most of a visit's
     time (5 s for chapter 5): two visits per page cost ``make test`` about 50 s.  What a desktop
     visit of its own would add: a console error raised only by a page first loaded at desktop
@@ -286,12 +291,17 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
         _widgets_drawn(page)
         problems = page.evaluate(_PHONE_PROBLEMS)
         assert not problems, f"{page_name} at 390 px:\n" + "\n".join(problems)
+        a11y.wait_for_explorers(page)
+        barriers = {f"390 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found}
         assert not errors, f"console errors on {page_name} at 390 px: {errors}"
         assert not outside, f"{page_name} tried to leave localhost: {outside}"
         page.set_viewport_size(DESKTOP)
         page.evaluate(_NEXT_FRAMES)
         assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name} at 1280 px"
         assert not errors, f"console errors on {page_name} at 1280 px: {errors}"
+        barriers.update({f"1280 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found})
+        assert not barriers, f"axe-core {a11y.axe_version()} on {page_name}:\n" + "\n".join(
+            f"{where}:\n{a11y.describe(found)}" for where, found in barriers.items())
         if page_name in _SLIPS:
             css, expected = _SLIPS[page_name]
             page.set_viewport_size(PHONE["viewport"])
@@ -302,6 +312,49 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
             assert any(expected in p for p in found), (page_name, css, found)
     finally:
         context.close()
+
+
+# TeX commands and the characters MathJax's MathML writes for them.
+_TEX_SYMBOLS = {r"\sigma": "σ", r"\varepsilon": "ε", r"\delta": "δ", r"\Delta": "Δ", r"\lambda": "λ",
+                r"\gamma": "γ", r"\Phi": "Φ", r"\chi": "χ", r"\le": "≤", r"\ge": "≥", r"\sqrt": ""}
+_ASSISTIVE = """
+() => [...document.querySelectorAll('article div.math')].map(div => {
+  const box = div.querySelector('mjx-container');
+  const mml = box && box.querySelector('mjx-assistive-mml');
+  const math = mml && mml.querySelector('math');
+  return {hidden: !box || box.closest('[aria-hidden="true"]') !== null || (mml && mml.getAttribute('aria-hidden') === 'true'),
+          display: math ? math.getAttribute('display') : null,
+          text: math ? math.textContent : '', tags: math ? math.querySelectorAll('*').length : 0};
+})
+"""
+
+
+@pytest.mark.parametrize("page_name", ["chapters/02_setup", "chapters/03_main_results"])
+def test_display_equations_carry_mathml_for_screen_readers(browser, server, page_name):
+    """Every display equation has MathJax's assistive MathML, which says what its TeX says.
+
+    Independent truth: the TeX of each display equation, read from the page's HTML file before
+    MathJax has run; each Greek letter or relation it names must be in the MathML that a screen
+    reader reads (a MathML copy that is missing, empty, hidden from assistive technology or not
+    in display mode fails).
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((HTML / f"{page_name}.html").read_text(), "html.parser")
+    tex = [div.get_text() for div in soup.select("article div.math")]
+    assert len(tex) >= 3, page_name
+    page, context, errors, outside = _visit(browser, f"{server}/{page_name}.html", **PHONE)
+    try:
+        _wait_for_mathjax(page)
+        read = page.evaluate(_ASSISTIVE)
+    finally:
+        context.close()
+    assert len(read) == len(tex)
+    for source, spoken in zip(tex, read):
+        assert not spoken["hidden"] and spoken["display"] == "block" and spoken["tags"] > 3, (source, spoken)
+        for command, char in _TEX_SYMBOLS.items():
+            if char and re.search(re.escape(command) + r"(?![A-Za-z])", source):
+                assert char in spoken["text"], (command, source, spoken["text"])
 
 
 def test_every_slip_is_planted_on_a_page_of_the_book():

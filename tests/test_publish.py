@@ -1054,3 +1054,19 @@ def test_student_edition_prints_no_doubled_word(students_html):
     assert len(html_pages(students_html)) >= 15
     problems = doubled_words_in_book(students_html)
     assert not problems, problems
+
+
+def test_student_edition_has_no_accessibility_violation(students_html):
+    """axe-core (tests/a11y.py) finds no WCAG 2.0/2.1 A or AA violation on any page of the student edition.
+
+    The full edition is checked page by page in tests/test_book.py; the student edition has its own
+    pages (no solutions, other launch buttons), so each is opened here at 390 px and 1280 px,
+    with its dropdowns closed and opened.  tests/test_a11y.py plants the slips the check must see.
+    """
+    import a11y
+
+    if CHROMIUM is None:
+        pytest.skip("the accessibility check needs Chromium: `apt-get update && apt-get install -y chromium`")
+    found = a11y.check_edition(students_html, editions.toc_pages(), CHROMIUM, editions.CHROMIUM_ARGS)
+    assert not found, f"axe-core {a11y.axe_version()} on the student edition:\n" + "\n".join(
+        f"{page}, {where}:\n{a11y.describe(v)}" for page, states in found.items() for where, v in states.items())

@@ -79,14 +79,19 @@ def fmt(value):
 
 
 def panel(rows, values, note=""):
-    """The HTML table of *rows* (label, key): each value ``values[key]`` in a cell with data-key for tests."""
+    """The HTML table of *rows* (label, key): each value ``values[key]`` in a cell with data-key for tests.
+
+    The table is a status region (``role="status"``), so a screen reader reads the new numbers
+    when a slider moves (the book's ``_static/dpmask-a11y.js`` also makes the panel's container
+    a polite live region, which outlives the table that ipywidgets replaces on each update).
+    """
     cells = "".join(
         f"<tr><td style='padding-right:1em'>{label}</td>"
         f"<td data-key='{key}' style='text-align:right'>{fmt(values[key])}</td></tr>"
         for label, key in rows
     )
     extra = f"<p>{note}</p>" if note else ""
-    return f"<table>{cells}</table>{extra}"
+    return f"<div role='status'><table>{cells}</table>{extra}</div>"
 
 
 # --------------------------------------------------------------------------- values
@@ -131,35 +136,58 @@ def _layout(width):
     return {"style": {"description_width": width}, "layout": w.Layout(width="26em")}
 
 
+# What a screen reader says for a slider, after its one-letter label: the quantity and its unit.
+# ipywidgets shows it as the label's tooltip; the book's _static/dpmask-a11y.js names the slider's
+# handle (role="slider") with it and gives the handle the shown number as its value text.
+SLIDER_NAMES = {
+    "ε": "ε, privacy loss (no unit)",
+    "δ": "δ, failure probability (no unit)",
+    "n": "n, number of rows (records)",
+    "p": "p, number of columns (attributes)",
+    "q": "q, degrees of freedom (a whole number)",
+    "t₁": "t₁, first argument of G_q (no unit)",
+    "t₂": "t₂, second argument of G_q (no unit)",
+    "block": "block, rows per masked block (records)",
+    "estimand": "estimand, the quantity estimated",
+}
+
+
+def spoken_name(description):
+    """The accessible name of a control labelled *description* (:data:`SLIDER_NAMES`, else itself)."""
+    return SLIDER_NAMES.get(description, description)
+
+
 def log_slider(description, value, lo, hi, step, readout, width="3em"):
     """A base-10 log slider over [10**lo, 10**hi] in exponent steps *step* (answers on release)."""
     import ipywidgets as w
 
     return w.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step, description=description,
-                            readout_format=readout, continuous_update=False, **_layout(width))
+                            tooltip=spoken_name(description), readout_format=readout, continuous_update=False,
+                            **_layout(width))
 
 
 def int_slider(description, value, lo, hi, width="3em"):
     """A whole-number slider over [lo, hi] (answers on release)."""
     import ipywidgets as w
 
-    return w.IntSlider(value=value, min=lo, max=hi, description=description, continuous_update=False,
-                       **_layout(width))
+    return w.IntSlider(value=value, min=lo, max=hi, description=description, tooltip=spoken_name(description),
+                       continuous_update=False, **_layout(width))
 
 
 def float_slider(description, value, lo, hi, step, width="3em"):
     """A slider over [lo, hi] in steps *step* (answers on release)."""
     import ipywidgets as w
 
-    return w.FloatSlider(value=value, min=lo, max=hi, step=step, description=description, continuous_update=False,
-                         **_layout(width))
+    return w.FloatSlider(value=value, min=lo, max=hi, step=step, description=description,
+                         tooltip=spoken_name(description), continuous_update=False, **_layout(width))
 
 
 def dropdown(description, options, value, width="3em"):
     """A choice among (label, value) pairs."""
     import ipywidgets as w
 
-    return w.Dropdown(options=options, value=value, description=description, style={"description_width": width})
+    return w.Dropdown(options=options, value=value, description=description, tooltip=spoken_name(description),
+                      style={"description_width": width})
 
 
 def explorer(controls, readers, render, refuse=None):

@@ -1,0 +1,209 @@
+/* What the theme and the widget manager leave out for screen readers and keyboards (WCAG 2.1 AA).
+ *
+ * Jupyter Book adds every .js of _static to every page.  tests/test_book.py runs axe-core on every
+ * page (390 px and 1280 px, dropdowns closed and open, explorers drawn) and fails on any
+ * violation; each fix below names the axe rule it answers.  chapters/accessibility.md is the
+ * book's statement of what is tested.
+ *
+ * - summary-name: the navigation's expand toggles (<details><summary> holding only an icon) get
+ *   a name: "Sections of <the link beside it>".
+ * - label-content-name-mismatch: a control whose aria-label leaves out its visible text (the
+ *   search button says "Search" and shows "Search Ctrl+K"; a hidden code cell's toggle says
+ *   "Toggle hidden content" and shows "Show code cell source") loses the aria-label, so that it
+ *   is named by what it shows.
+ * - scrollable-region-focusable: a code block that scrolls sideways gets a tab stop when a
+ *   dropdown opens (the theme gives one only to what scrolls when the page loads).
+ * - the explorers (ipywidgets' static HTML manager): each slider handle (role="slider") is named
+ *   after its description and the longer name the package gives it (its tooltip: "ε, privacy
+ *   loss", "n, rows of the table"), its value text is the number shown beside it (a log slider's
+ *   own value text is the exponent), the numbers panel is a polite live region, so a change is
+ *   read out, and the plot (an <img>) has a text alternative naming the setting it shows.
+ */
+(function () {
+  "use strict";
+
+  function text(el) {
+    return (el && el.textContent ? el.textContent : "").replace(/\s+/g, " ").trim();
+  }
+
+  // --- the theme ---------------------------------------------------------------------------
+
+  function nameSummaries(root) {
+    for (const summary of root.querySelectorAll("details > summary")) {
+      if (visibleText(summary) || summary.hasAttribute("aria-label")) {
+        continue;
+      }
+      const item = summary.closest("li");
+      const link = item ? item.querySelector(":scope > a, :scope > .reference") : null;
+      const name = link ? text(link) : "";
+      summary.setAttribute("aria-label", name ? "Sections of " + name : "Show the sections");
+    }
+  }
+
+  function visibleText(el) {
+    // the text a sighted reader sees, without what is hidden from everyone
+    let out = "";
+    for (const node of el.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        out += node.textContent;
+      } else if (node.nodeType === Node.ELEMENT_NODE) {
+        const style = getComputedStyle(node);
+        if (style.display === "none" || style.visibility === "hidden" || node.getAttribute("aria-hidden") === "true") {
+          continue;
+        }
+        out += " " + visibleText(node) + " ";
+      }
+    }
+    return out.replace(/\s+/g, " ").trim();
+  }
+
+  function matchNamesToText(root) {
+    const labelled = "button[aria-label], a[aria-label], summary[aria-label], [role='button'][aria-label], [data-a11y-label]";
+    for (const el of root.querySelectorAll(labelled)) {
+      const label = el.getAttribute("data-a11y-label") || el.getAttribute("aria-label") || "";
+      const shown = visibleText(el);
+      if (shown && !label.toLowerCase().replace(/\s+/g, "").includes(shown.toLowerCase().replace(/\s+/g, ""))) {
+        // named by what it shows (its content), as a speech-input user who says it expects;
+        // the label is kept aside for a narrower screen, where the text may be hidden
+        el.setAttribute("data-a11y-label", label);
+        el.removeAttribute("aria-label");
+      } else if (!shown && !el.hasAttribute("aria-label") && el.hasAttribute("data-a11y-label")) {
+        el.setAttribute("aria-label", label);  // nothing shown: the label names it again
+      }
+    }
+  }
+
+  // scrollable-region-focusable: a code block that scrolls sideways can be reached with the
+  // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
+  // scrollable then, so it is checked again when a dropdown opens or the window is resized.
+  function focusScrollables(root) {
+    for (const el of root.querySelectorAll("article pre")) {
+      if (el.scrollWidth > el.clientWidth + 1 && el.tabIndex < 0) {
+        el.tabIndex = 0;
+      }
+    }
+  }
+
+  // --- the explorers -----------------------------------------------------------------------
+
+  function sliderName(slider) {
+    const label = slider.querySelector("label.widget-label");
+    const short = text(label);
+    const long = label && label.title ? label.title : "";
+    return long || short || "value";
+  }
+
+  function sliderValue(slider) {
+    const readout = slider.querySelector(".widget-readout");
+    return text(readout);
+  }
+
+  function nameSlider(slider) {
+    const handle = slider.querySelector("[role='slider']");
+    if (!handle) {
+      return;
+    }
+    const name = sliderName(slider);
+    if (handle.getAttribute("aria-label") !== name) {
+      handle.setAttribute("aria-label", name);
+    }
+    const value = sliderValue(slider);
+    if (value && handle.getAttribute("aria-valuetext") !== value) {
+      handle.setAttribute("aria-valuetext", value);
+    }
+    if (!handle.__dpmaskWatched) {
+      handle.__dpmaskWatched = true;
+      // noUiSlider rewrites aria-valuetext on every move (a log slider's exponent): put the shown value back
+      new MutationObserver(function () {
+        const shown = sliderValue(slider);
+        if (shown && handle.getAttribute("aria-valuetext") !== shown) {
+          handle.setAttribute("aria-valuetext", shown);
+        }
+      }).observe(handle, { attributes: true, attributeFilter: ["aria-valuetext", "aria-valuenow"] });
+      const readout = slider.querySelector(".widget-readout");
+      if (readout) {
+        new MutationObserver(function () {
+          nameSlider(slider);
+          later();  // the plot's text alternative names the new value
+        }).observe(readout, { childList: true, characterData: true, subtree: true });
+      }
+    }
+  }
+
+  // An explorer's plot (ipywidgets' Image has no alt, and its tooltip breaks on a widget without a
+  // description): what it shows, at the setting its sliders show.
+  function plotText(img) {
+    const box = img.closest(".widget-vbox");
+    const setting = box
+      ? Array.from(box.querySelectorAll(".widget-slider, .widget-dropdown")).map(function (control) {
+          const label = text(control.querySelector("label.widget-label"));
+          const select = control.querySelector("select");
+          const value = select ? text(select.options[select.selectedIndex]) : sliderValue(control);
+          return label + " = " + value;
+        })
+      : [];
+    return "Plot of the explorer" + (setting.length ? " at " + setting.join(", ") : "") +
+      ": the curves behind the numbers in the table above, with the current setting marked.";
+  }
+
+  function fixWidgets(root) {
+    for (const slider of root.querySelectorAll(".widget-slider")) {
+      nameSlider(slider);
+    }
+    for (const content of root.querySelectorAll(".widget-vbox > .widget-html > .widget-html-content")) {
+      // an explorer's numbers: read out when they change
+      if (!content.hasAttribute("aria-live")) {
+        content.setAttribute("aria-live", "polite");
+        content.setAttribute("aria-atomic", "true");
+      }
+    }
+    for (const img of root.querySelectorAll("img.widget-image")) {
+      const alt = plotText(img);
+      if (img.getAttribute("alt") !== alt) {
+        img.setAttribute("alt", alt);
+      }
+    }
+  }
+
+  function fixAll() {
+    nameSummaries(document);
+    matchNamesToText(document);
+    focusScrollables(document);
+    fixWidgets(document);
+  }
+
+  let pending = false;
+  function later() {
+    if (!pending) {
+      pending = true;
+      setTimeout(function () {
+        pending = false;
+        fixAll();
+      }, 30);
+    }
+  }
+
+  function start() {
+    fixAll();
+    // the widget manager draws the explorers, and sphinx-togglebutton its buttons, after the page has loaded
+    // (and the theme's tooltips set aria-label again): fix what they add or rename
+    new MutationObserver(function (records) {
+      for (const r of records) {
+        if (r.addedNodes.length || r.type === "attributes") {
+          later();
+          return;
+        }
+      }
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+    window.addEventListener("load", later);
+    window.addEventListener("resize", later);  // the search button's text shows from 960 px on
+    document.addEventListener("toggle", later, true);  // a <details> opened or closed
+    document.addEventListener("click", later, true);  // a solution's toggle button
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,203 @@
+"""The axe-core accessibility check, shared by the book's browser tests (not a test module itself).
+
+axe-core is the engine most accessibility audits use; it checks a rendered page against the WCAG
+rules that a program can decide.  Its script comes from the ``axe-playwright-python`` package (the
+``test`` extra of pyproject.toml), which ships ``axe.min.js`` inside the wheel: no network, no
+npm, the version pinned by the package's.  :func:`axe_violations` injects it into a Playwright
+page and runs the WCAG 2.0 and 2.1 A and AA rules (:data:`TAGS`); no rule is switched off.
+
+What a page is checked in (tests/test_book.py for the full edition, tests/test_publish.py for the
+student edition): the explorers drawn from their saved state, at 390 px and at 1280 px, with every
+dropdown (the solutions, the hidden code cells) closed and then opened (:func:`set_dropdowns`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# Rules with those tags that the bundled axe-core (4.12) still marks experimental, and so leaves
+# out of a run by tag, while axe-core 4.14 runs them as stable WCAG rules: enabled here, so that
+# the check is the 4.14 one (label-content-name-mismatch: WCAG 2.5.3, "Label in Name").
+PROMOTED = ["label-content-name-mismatch"]
+
+
+def axe_script_path():
+    import axe_playwright_python
+
+    return Path(axe_playwright_python.__file__).with_name("axe.min.js")
+
+
+def axe_version():
+    text = axe_script_path().read_text(encoding="utf-8")[:400]
+    return re.search(r"axe v(\d+\.\d+\.\d+)", text).group(1)
+
+
+def _inject(page):
+    if not page.evaluate("() => typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        page.add_script_tag(content=axe_script_path().read_text(encoding="utf-8"))
+
+
+_RUN = """
+async ([tags, only, promoted]) => {
+  const context = only ? document.querySelectorAll(only) : document;
+  const result = await axe.run(context, {runOnly: {type: 'tag', values: tags}, rules: promoted, resultTypes: ['violations'],
+                                                // no fetch of the stylesheets again (axe resolved the theme's
+                                                // @import "basic.css" against the page: a 404 in the console);
+                                                // only css-orientation-lock, experimental and not run, reads them
+                                                preload: false});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 200),
+                              summary: (n.failureSummary || '').slice(0, 300)})),
+  }));
+}
+"""
+
+
+def axe_violations(page, opened_only=False):
+    """The axe-core violations of the page as it is now: [{id, impact, help, nodes: [...]}].
+
+    *opened_only*: only within the elements :func:`set_dropdowns` opened.
+    """
+    _inject(page)
+    return page.evaluate(_RUN, [TAGS, "[data-a11y-opened]" if opened_only else None, {r: {"enabled": True} for r in PROMOTED}])
+
+
+def describe(violations, limit=3):
+    """One line per rule (its elements counted), with the first few elements: for a failure message."""
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements): {v['help']}")
+        for node in v["nodes"][:limit]:
+            lines.append(f"    {node['target']}: {node['html']}")
+    return "\n".join(lines)
+
+
+# Every dropdown of the page: sphinx-togglebutton's solutions and notes (a button that toggles the
+# class toggle-hidden on its target) and every <details> (hidden code cells, dropdown admonitions,
+# the navigation's sections).  Each one changed is marked data-a11y-opened, so that axe can then
+# be run on the opened content alone (:func:`axe_violations` with ``opened_only``).
+_DROPDOWNS = """
+(open) => {
+  let changed = 0;
+  for (const button of document.querySelectorAll('button.toggle-button[data-target]')) {
+    const item = document.getElementById(button.dataset.target);
+    if (!item || item.classList.contains('toggle-hidden') !== open) { continue; }
+    button.click();
+    item.setAttribute('data-a11y-opened', '');
+    changed++;
+  }
+  for (const details of document.querySelectorAll('details')) {
+    if (details.open === open) { continue; }
+    details.open = open;
+    details.setAttribute('data-a11y-opened', '');
+    changed++;
+  }
+  if (!open) {
+    for (const el of document.querySelectorAll('[data-a11y-opened]')) { el.removeAttribute('data-a11y-opened'); }
+  }
+  return changed;
+}
+"""
+
+
+def set_dropdowns(page, open_):
+    """Open (or close) every dropdown on the page; return how many changed."""
+    changed = page.evaluate(_DROPDOWNS, bool(open_))
+    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js: 30 ms)
+    page.evaluate("() => new Promise(r => setTimeout(r, 300))")
+    return changed
+
+
+def wait_for_explorers(page, timeout=30000):
+    """Wait until every slider drawn by the widget manager has been named by _static/dpmask-a11y.js."""
+    if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
+        page.wait_for_selector(".widget-slider [role='slider']", timeout=timeout)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.widget-slider [role=\\'slider\\']')]"
+            ".every(h => h.hasAttribute('aria-label'))"
+            " && [...document.querySelectorAll('img.widget-image')].every(i => i.hasAttribute('alt'))",
+            timeout=timeout,
+        )
+
+
+def check_states(page):
+    """{state: violations} of the page at its current width: dropdowns closed, then opened.
+
+    Closed: the whole page.  Opened: only what opening showed (the dropdowns' content and their
+    buttons), which is all that changed; the page is left with its dropdowns closed.
+    """
+    page.wait_for_timeout(100)  # the page script's answer to a resize (30 ms)
+    out = {"closed": axe_violations(page)}
+    if set_dropdowns(page, True):
+        out["opened"] = axe_violations(page, opened_only=True)
+        set_dropdowns(page, False)
+    else:
+        out["opened"] = []
+    return out
+
+
+def counts(violations):
+    """{rule: number of elements}."""
+    return {v["id"]: len(v["nodes"]) for v in violations}
+
+
+def to_json(violations):
+    return json.dumps(violations, indent=1, ensure_ascii=False)
+
+
+# --- a whole edition ---------------------------------------------------------------------------
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"width": 1280, "height": 800}
+_MATHJAX_DONE = (
+    "() => window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
+    " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false)))"
+)
+
+
+def check_edition(html_dir, pages, chromium, chromium_args):
+    """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
+
+    Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
+    widened to 1280 px and checked again, as tests/test_book.py does for the full edition.
+    """
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    found = {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=list(chromium_args))
+            for name in pages:
+                context = browser.new_context(**PHONE)
+                try:
+                    page = context.new_page()
+                    page.goto(f"{base}/{name}.html", wait_until="load")
+                    page.wait_for_function(_MATHJAX_DONE, timeout=60000)
+                    wait_for_explorers(page)
+                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page).items() if v}
+                    page.set_viewport_size(DESKTOP)
+                    page.wait_for_timeout(300)
+                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page).items() if v})
+                finally:
+                    context.close()
+                if here:
+                    found[name] = here
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return found
