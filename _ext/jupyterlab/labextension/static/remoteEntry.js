@@ -6,9 +6,9 @@
 // on a busy machine most cells have not been through that render yet: the executor finds no
 // expression, deletes the cell's stored results, and the page shows each expression as code.
 // This plugin takes the expressions from the cell's source instead, in the order they appear,
-// sends them to the kernel the moment the cell runs (so they are evaluated after the code cells
-// above it and before those below), and stores the results where jupyterlab-myst renders them
-// from (the cell's `user_expressions` metadata).  jupyterlab-myst's own executor plugin is
+// sends them to the kernel once the run that ran the cell is over (Run All: after every code
+// cell, since a cell may read a value glued below it, as the book allows), and stores the
+// results where jupyterlab-myst renders them from (the cell's `user_expressions` metadata).  jupyterlab-myst's own executor plugin is
 // disabled by _ext/jupyterlab/page_config.json, so the two cannot overwrite each other.
 //
 // Hand-written as a webpack module-federation container (the form JupyterLab loads): it shares
@@ -99,16 +99,29 @@ var _JUPYTERLAB;
       autoStart: true,
       requires: [notebook.INotebookTracker],
       activate: function (app, tracker) {
+        // A markdown cell run is evaluated once the whole run is over (selectionExecuted: every
+        // code cell of a Run All has finished), because the book resolves glued values across
+        // the whole notebook: a cell may read a value glued by a code cell below it.
+        var pending = new Map();
         notebook.NotebookActions.executed.connect(function (_, args) {
           if (args.cell.model.type !== "markdown") {
             return;
           }
+          var cells = pending.get(args.notebook) || [];
+          cells.push(args.cell);
+          pending.set(args.notebook, cells);
+        });
+        notebook.NotebookActions.selectionExecuted.connect(function (_, args) {
+          var cells = pending.get(args.notebook) || [];
+          pending.delete(args.notebook);
           var panel = tracker.find(function (w) { return w.content === args.notebook; });
-          try {
-            evaluate(panel, args.cell);
-          } catch (err) {
-            console.warn(NAME + ": " + err);
-          }
+          cells.forEach(function (cell) {
+            try {
+              evaluate(panel, cell);
+            } catch (err) {
+              console.warn(NAME + ": " + err);
+            }
+          });
         });
       }
     };
