@@ -477,9 +477,9 @@ def cmd_executed_notebooks(args) -> int:
 
 
 def cmd_executed_commit(args) -> int:
-    from executed import executed_commit
+    from executed import commit_message
 
-    print(executed_commit(Path(args.notebooks), args.ref))
+    print(students_commit(Path(args.notebooks), args.ref, message=commit_message(args.ref)))
     return 0
 
 

@@ -121,13 +121,11 @@ def write_executed_notebooks(out: Path, cache: Path, root: Path = ROOT) -> list[
     return written
 
 
-def executed_commit(notebooks: Path, ref: str = "HEAD", repo: Path = ROOT) -> str:
-    """A parentless commit: *ref*'s tree with chapters/*.ipynb replaced by the executed notebooks."""
-    from editions import students_commit
 
-    message = (
+def commit_message(ref: str) -> str:
+    """The message of the executed branch's commit (``editions.py executed-commit`` writes it)."""
+    return (
         f"The chapters of {ref} executed by the book's build: outputs and evaluated {{eval}} "
         "expressions included\n\nWritten by `python _ext/editions.py executed-commit`; what the "
         "launch buttons open, so that a chapter shows the book's numbers and figures before it runs."
     )
-    return students_commit(Path(notebooks), ref, repo=repo, message=message)
