@@ -219,6 +219,12 @@ SCREEN = """async ([patience, wanted]) => {
     try { await nb.scrollToItem(i, 'center'); } catch (e) { cell.node.scrollIntoView({block: 'center'}); }
     // A solution's numbers are behind its dropdown, as in the book: note whether each is closed,
     // then open them all to read what a click shows (and close them again).
+    const tDrawn = Date.now();
+    while (cell.model.type === 'markdown' && Date.now() - tDrawn < 30000) {  // drawn first, then read
+      const md = cell.node.querySelector('.jp-InputArea .myst') || cell.node.querySelector('.jp-MarkdownOutput');
+      if (md && md.innerText.trim()) break;
+      await frame();
+    }
     const details = Array.from(cell.node.querySelectorAll('.myst details'));
     const solutions = details.filter(d => /Solution/.test((d.querySelector('summary') || {innerText: ''}).innerText)).map(d => d.open);
     const wasOpen = details.map(d => d.open);
