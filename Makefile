@@ -10,10 +10,14 @@ JB_FLAGS := -W -n --keep-going
 
 .PHONY: book book-publish book-students pdf badge test test-quick test-slow bench bench-live clean
 
-$(STAMP): pyproject.toml
+# The last step installs JupyterLab's side of the live book (an editable install skips data
+# files): the dpmask-live extension and its page config (_ext/jupyterlab/install.py; Binder's
+# postBuild runs the same).
+$(STAMP): pyproject.toml _ext/jupyterlab/labextension/static/remoteEntry.js _ext/jupyterlab/labextension/package.json _ext/jupyterlab/page_config.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[book,test,scale]'
+	$(BIN)/python _ext/jupyterlab/install.py > /dev/null
 	touch $(STAMP)
 
 book: $(STAMP)

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER_URL = "https://github.com/your-account/dpmask"
 EDITIONS = ("full", "students")
 DEFAULT_STUDENTS_BRANCH = "students"
+DEFAULT_EXECUTED_BRANCH = "executed"
 
 BADGE_START = "<!-- binder-badge: generated from _config.yml by `python _ext/editions.py badge` -->"
 BADGE_END = "<!-- /binder-badge -->"
@@ -64,6 +65,20 @@ def students_branch(root: Path = ROOT) -> str:
     return branch
 
 
+def executed_branch(root: Path = ROOT) -> str:
+    """The branch the book's launch buttons and the README's badge open (``dpmask_executed_branch``).
+
+    The publishing workflow pushes there the chapters as the book's build executed them, outputs
+    and evaluated ``{eval}`` expressions included (``_ext/executed.py``), so that a chapter opened
+    from a launch button shows the book's numbers and figures before it runs.
+    """
+    sphinx_cfg = (config(root).get("sphinx") or {}).get("config") or {}
+    branch = str(sphinx_cfg.get("dpmask_executed_branch", DEFAULT_EXECUTED_BRANCH))
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", branch):
+        raise ValueError(f"dpmask_executed_branch must be a git branch name, got {branch!r}")
+    return branch
+
+
 def repository_problem(url: str | None) -> str | None:
     """Why *url* cannot be published (None when it can)."""
     if not url:
@@ -85,9 +100,9 @@ def binder_url(url: str, branch: str, binderhub: str = "https://mybinder.org") -
 
 def badge_block(root: Path = ROOT) -> str:
     """The README's Binder badge, between its markers, for the repository of *root*'s ``_config.yml``."""
-    url, branch = repository(root)
+    url, _ = repository(root)
     hub = (config(root).get("launch_buttons") or {}).get("binderhub_url", "https://mybinder.org")
-    link = binder_url(url, branch, hub)
+    link = binder_url(url, executed_branch(root), hub)
     return f"{BADGE_START}\n[![Launch the book in Binder]({hub.rstrip('/')}/badge_logo.svg)]({link})\n{BADGE_END}"
 
 

@@ -24,6 +24,10 @@
     with ``chapters/*.ipynb`` replaced by the solution-free notebooks, and print its hash.  The
     publishing workflow pushes it to the students branch, which the student edition's launch
     buttons open.  Nothing in the working tree, the index or any branch changes.
+``executed-notebooks [--out DIR] [--cache DIR]``, ``executed-commit [--ref REF] [--notebooks DIR]``, ``executed-branch``
+    The chapters with the book's outputs and their ``{eval}`` expressions evaluated (from the
+    jupyter-cache of ``make book``; ``_ext/executed.py``), a parentless commit of them, and the
+    branch the launch buttons open, to which the publishing workflow pushes that commit.
 ``pdf [--full-html DIR] [--students-html DIR] [--out DIR]``
     Three PDFs from the built HTML, into ``_build/pdf``: ``book.pdf`` (the full edition without
     its API reference), ``book-students.pdf`` (the student edition, without solutions, when it has
@@ -500,6 +504,44 @@ def cmd_pdf(args) -> int:
     return 0
 
 
+# --- the executed notebooks (the branch the launch buttons open; _ext/executed.py) -----------
+
+
+def cmd_executed_notebooks(args) -> int:
+    from executed import write_executed_notebooks
+
+    written = write_executed_notebooks(Path(args.out), Path(args.cache))
+    print(f"{len(written)} executed notebooks in {Path(args.out).resolve()}/chapters")
+    return 0
+
+
+def cmd_executed_commit(args) -> int:
+    from executed import commit_message
+
+    print(students_commit(Path(args.notebooks), args.ref, message=commit_message(args.ref)))
+    return 0
+
+
+def cmd_executed_branch(args) -> int:
+    from executed import executed_branch
+
+    print(executed_branch())
+    return 0
+
+
+def _executed_commands(sub, out_root: Path) -> None:
+    e = sub.add_parser("executed-notebooks", help="the chapters with the book's outputs and evaluated {eval} expressions")
+    e.add_argument("--out", default=str(out_root / "executed"))
+    e.add_argument("--cache", default=str(out_root / ".jupyter_cache"))
+    e.set_defaults(func=cmd_executed_notebooks)
+    c = sub.add_parser("executed-commit", help="a parentless commit of the executed tree (for the executed branch)")
+    c.add_argument("--ref", default="HEAD")
+    c.add_argument("--notebooks", default=str(out_root / "executed"))
+    c.set_defaults(func=cmd_executed_commit)
+    b = sub.add_parser("executed-branch", help="print the branch the launch buttons open")
+    b.set_defaults(func=cmd_executed_branch)
+
+
 def main(argv=None) -> int:
     out_root = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT)) / "_build"
     parser = argparse.ArgumentParser(prog="editions.py", description=__doc__.split("\n\n")[0])
@@ -521,6 +563,7 @@ def main(argv=None) -> int:
     c.add_argument("--ref", default="HEAD")
     c.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))
     c.set_defaults(func=cmd_students_commit)
+    _executed_commands(sub, out_root)
     p = sub.add_parser("pdf", help="print the built HTML to PDFs")
     p.add_argument("--full-html", default=str(out_root / "html"))
     p.add_argument("--students-html", default=str(out_root / "students" / "html"))

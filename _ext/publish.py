@@ -38,6 +38,7 @@ from sphinx.errors import ConfigError
 from sphinx.transforms import SphinxTransform
 
 from book_config import (  # noqa: F401  (PLACEHOLDER_URL and repository_problem are this module's public names too)
+    DEFAULT_EXECUTED_BRANCH,
     DEFAULT_STUDENTS_BRANCH,
     EDITIONS,
     PLACEHOLDER_URL,
@@ -58,6 +59,8 @@ def _check_config(app, config):
         raise ConfigError(f"dpmask_edition must be one of {EDITIONS}, got {edition!r}")
     if edition == "students":
         _students_launch_buttons(config)
+    else:
+        _executed_launch_buttons(config)
     if not config.dpmask_publish:
         return
     options = config.html_theme_options or {}
@@ -88,6 +91,25 @@ def _students_launch_buttons(config):
     options = dict(config.html_theme_options or {})
     options["repository_branch"] = branch
     options["use_repository_button"] = False
+    config.html_theme_options = options
+    thebe = dict(config.thebe_config or {}) if hasattr(config, "thebe_config") else {}
+    thebe["repository_branch"] = branch
+    if options.get("repository_url"):
+        thebe["repository_url"] = options["repository_url"]
+    config.thebe_config = thebe
+
+
+def _executed_launch_buttons(config):
+    """Full edition: the launch buttons open the executed notebooks (``dpmask_executed_branch``).
+
+    There a chapter shows the book's numbers and figures before anything runs (issue 22); the
+    publishing workflow pushes the branch (``_ext/executed.py``).
+    """
+    branch = getattr(config, "dpmask_executed_branch", DEFAULT_EXECUTED_BRANCH)
+    if not branch or not isinstance(branch, str):
+        raise ConfigError(f"dpmask_executed_branch must name a git branch, got {branch!r}")
+    options = dict(config.html_theme_options or {})
+    options["repository_branch"] = branch
     config.html_theme_options = options
     thebe = dict(config.thebe_config or {}) if hasattr(config, "thebe_config") else {}
     thebe["repository_branch"] = branch
@@ -156,6 +178,7 @@ def setup(app):
     app.add_config_value("dpmask_publish", _truthy(os.environ.get("DPMASK_PUBLISH", "")), "env", [bool])
     app.add_config_value("dpmask_edition", os.environ.get("DPMASK_EDITION", "full") or "full", "env", [str])
     app.add_config_value("dpmask_students_branch", DEFAULT_STUDENTS_BRANCH, "env", [str])
+    app.add_config_value("dpmask_executed_branch", DEFAULT_EXECUTED_BRANCH, "env", [str])
     app.connect("config-inited", _check_config, priority=100)
     app.connect("build-finished", _students_sources)
     app.add_transform(RemoveSolutions)

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from _ext_import import ext_module
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
@@ -62,9 +64,11 @@ def test_repository_is_set_in_config_and_launches_jupyterlab():
 
 
 def test_readme_binder_badge_follows_config():
-    url, branch = editions.repository()
+    url, _ = editions.repository()
     owner_repo = url.removeprefix("https://github.com/")
     block = editions.badge_block()
+    # the badge opens the executed notebooks (numbers and figures before any run), as the buttons do
+    branch = ext_module("book_config").executed_branch()
     assert f"https://mybinder.org/v2/gh/{owner_repo}/{branch}?urlpath=lab" in block
     assert block in (ROOT / "README.md").read_text(), "run `python _ext/editions.py badge`"
 
@@ -74,7 +78,7 @@ def test_badge_follows_a_fork(tmp_path):
     cfg["repository"] = {"url": "https://github.com/a-teacher/dpmask-fall", "branch": "term1"}
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(cfg))
     text = editions._readme_with_badge((ROOT / "README.md").read_text(), editions.badge_block(tmp_path))
-    assert "https://mybinder.org/v2/gh/a-teacher/dpmask-fall/term1?urlpath=lab" in text
+    assert "https://mybinder.org/v2/gh/a-teacher/dpmask-fall/executed?urlpath=lab" in text
     assert "your-account" not in text
     with pytest.raises(ValueError, match="url must be"):
         editions.binder_url("https://gitlab.com/x/y", "main")
@@ -293,6 +297,77 @@ def test_students_commit_holds_the_tree_without_solutions_and_no_history(tmp_pat
     assert commit not in git("for-each-ref", "--format=%(objectname)")
 
 
+
+# --- the executed notebooks and JupyterLab (issue 22) ----------------------------------------
+
+
+def test_workflow_pushes_the_executed_notebooks_to_the_branch_the_launch_buttons_open():
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    build = "\n".join(st.get("run", "") for st in wf["jobs"]["build"]["steps"])
+    uploads = [st for st in wf["jobs"]["build"]["steps"] if st.get("uses", "").startswith("actions/upload-artifact")]
+    # written in the build job, right after `make book` filled the jupyter-cache they come from
+    assert build.index("make book\n") < build.index("editions.py executed-notebooks --out _build/executed")
+    assert [u["with"]["name"] for u in uploads] == ["executed-notebooks"] and uploads[0]["with"]["path"] == "_build/executed"
+    job = wf["jobs"]["executed-branch"]
+    assert job["needs"] == "build" and job["permissions"] == {"contents": "write"}
+    downloads = [st for st in job["steps"] if st.get("uses", "").startswith("actions/download-artifact")]
+    assert downloads and downloads[0]["with"] == {"name": "executed-notebooks", "path": "_build/executed"}
+    runs = "\n".join(st.get("run", "") for st in job["steps"])
+    order = [runs.index(c) for c in ("editions.py executed-commit --notebooks _build/executed",
+                                     "editions.py executed-branch", "git push --force origin")]
+    assert order == sorted(order) and '"$commit:refs/heads/$branch"' in runs
+    book_config = ext_module("book_config")
+    assert book_config.executed_branch() == _config()["sphinx"]["config"]["dpmask_executed_branch"] == "executed"
+    assert book_config.executed_branch() not in (editions.students_branch(), editions.repository()[1])
+
+
+def _glue_output(key, plain):
+    return {"output_type": "display_data", "metadata": {"scrapbook": {"name": key, "mime_prefix": "application/papermill.record/"}},
+            "data": {"application/papermill.record/text/plain": plain}}
+
+
+def test_executed_notebook_stores_each_expression_as_the_kernel_would_return_it():
+    executed = ext_module("executed")
+    nb = {"cells": [
+        {"cell_type": "code", "source": "", "metadata": {}, "outputs": [_glue_output("p", "0.123456"), _glue_output("n", "42")]},
+        {"cell_type": "markdown", "metadata": {"user_expressions": [{"expression": "stale"}]},
+         "source": ['A {eval}`f"{glued.p:.3f}"` and {eval}`f"{glued.n:d}"`,\n', 'twice {eval}`f"{glued.p:.1%}"`.']},
+        {"cell_type": "markdown", "metadata": {"user_expressions": []}, "source": "no number"},
+    ]}
+    out = executed.with_user_expressions(nb)
+    stored = out["cells"][1]["metadata"]["user_expressions"]
+    # what IPython returns for the f-string: the repr of Python's own formatting of the value
+    assert [u["expression"] for u in stored] == ['f"{glued.p:.3f}"', 'f"{glued.n:d}"', 'f"{glued.p:.1%}"']
+    assert [u["result"]["data"]["text/plain"] for u in stored] == [repr(f"{0.123456:.3f}"), repr(f"{42:d}"), repr(f"{0.123456:.1%}")]
+    assert all(u["result"]["status"] == "ok" for u in stored)
+    assert "user_expressions" not in out["cells"][2]["metadata"]
+    assert nb["cells"][1]["metadata"]["user_expressions"] == [{"expression": "stale"}]   # the input is left alone
+    nb["cells"][1]["source"] = 'A {eval}`f"{glued.missing}"`'
+    with pytest.raises(KeyError, match="missing"):
+        executed.with_user_expressions(nb)
+
+
+def test_jupyterlab_reports_every_extension_compatible_and_ours_in_place():
+    """`jupyter labextension list`: no incompatible extension, dpmask-live enabled, myst's executor off."""
+    jupyter = BIN / "jupyter"
+    if not jupyter.exists():
+        pytest.skip("JupyterLab is not installed in this environment")
+    res = subprocess.run([str(jupyter), "labextension", "list"], capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "NO_COLOR": "1"})
+    out = re.sub(r"\x1b\[[0-9;]*m", "", res.stdout + res.stderr)
+    assert res.returncode == 0, out[-2000:]
+    bad = [line for line in out.splitlines() if re.search(r"incompatible|not compatible|conflict|\sX\s", line, re.I)]
+    assert not bad, "\n".join(bad) + "\n\n" + out[-2000:]
+    assert re.search(r"^\s*dpmask-live v\S+ enabled\s+OK", out, re.M), out[-2000:]
+    assert re.search(r"^\s*jupyterlab-myst v\S+ enabled\s+OK", out, re.M), out[-2000:]
+    assert re.search(r"Disabled extensions:\s*\n\s*jupyterlab-myst:executor", out), out[-2000:]
+    # the pair is pinned, in both environment files
+    pins = {"jupyterlab", "jupyterlab-myst"}
+    for text in ((ROOT / "pyproject.toml").read_text(), (ROOT / "environment.yml").read_text()):
+        found = dict(re.findall(r"^[\s\"-]*(jupyterlab(?:-myst)?)==([\d.]+)", text, re.M))
+        assert set(found) == pins, found
+
+
 # --- Binder ---------------------------------------------------------------------------------
 
 
@@ -316,7 +391,8 @@ def test_binder_dockerfile_installs_our_environment_after_copying_the_repository
     env_text = (ROOT / "environment.yml").read_text()
     assert re.search(r"^\s+- -e \.\s*$", env_text, re.M)
     assert yaml.safe_load(env_text)["dependencies"][0] == "python=3.11"
-    # postBuild / start would run after the environment; today there are none.
+    # postBuild (JupyterLab's side of the live book: _ext/jupyterlab/install.py) and start run
+    # after the environment.
     for hook in ("postBuild", "start"):
         if (ROOT / hook).exists() or (ROOT / "binder" / hook).exists():
             assert any(hook in line for line in lines[env_update[0] :]), hook
@@ -676,6 +752,7 @@ def test_student_launch_buttons_open_the_students_branch(full_html, students_htm
     url, branch = editions.repository()
     owner_repo = url.removeprefix("https://github.com/")
     student_branch = editions.students_branch()
+    branch = ext_module("book_config").executed_branch()   # the full edition opens the executed notebooks
     assert student_branch != branch
     n_pages = 0
     for page in editions.toc_pages():

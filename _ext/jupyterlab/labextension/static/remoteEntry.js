@@ -1,0 +1,150 @@
+// dpmask-live: the executor of the book's {eval} expressions in JupyterLab (issue 22).
+//
+// jupyterlab-myst evaluates a markdown cell's inline expressions when the cell is run, but it
+// takes the list of expressions from the cell's last *rendering* (cell.mystModel.mdast), which an
+// asynchronous whole-notebook render fills in some time after the notebook opens.  During Run All
+// on a busy machine most cells have not been through that render yet: the executor finds no
+// expression, deletes the cell's stored results, and the page shows each expression as code.
+// This plugin takes the expressions from the cell's source instead, in the order they appear,
+// sends them to the kernel once the run that ran the cell is over (Run All: after every code
+// cell, since a cell may read a value glued below it, as the book allows), and stores the
+// results where jupyterlab-myst renders them from (the cell's `user_expressions` metadata).  jupyterlab-myst's own executor plugin is
+// disabled by _ext/jupyterlab/page_config.json, so the two cannot overwrite each other.
+//
+// Hand-written as a webpack module-federation container (the form JupyterLab loads): it shares
+// no code of its own and takes @jupyterlab/notebook from JupyterLab's share scope.
+var _JUPYTERLAB;
+(function () {
+  "use strict";
+  var NAME = "dpmask-live";
+  var METADATA = "user_expressions";
+  // An inline role {eval}`...` (any number of backticks, as in MyST): its content is the expression.
+  var EVAL = /\{eval\}(`+)([\s\S]*?)\1(?!`)/g;
+  var scope = null;
+
+  function expressionsOf(source) {
+    var out = [];
+    var m;
+    EVAL.lastIndex = 0;
+    while ((m = EVAL.exec(source)) !== null) {
+      out.push(m[2]);
+    }
+    return out;
+  }
+
+  function shared(name) {
+    var versions = scope && scope[name];
+    if (!versions) {
+      return Promise.reject(new Error(NAME + ": " + name + " is not in JupyterLab's share scope"));
+    }
+    // The copy JupyterLab itself provides (several are listed when an extension brings its own).
+    var keys = Object.keys(versions);
+    var core = keys.filter(function (k) { return /application-top|@jupyterlab\/application/.test(versions[k].from || ""); });
+    var key = (core.length ? core : keys).sort().pop();
+    return Promise.resolve(versions[key].get()).then(function (factory) { return factory(); });
+  }
+
+  function evaluate(panel, cell) {
+    var model = cell.model;
+    var source = model.sharedModel.getSource();
+    var expressions = expressionsOf(source);
+    if (!expressions.length) {
+      if (model.getMetadata(METADATA) !== undefined) {
+        model.deleteMetadata(METADATA);
+      }
+      return;
+    }
+    if (!panel) {
+      return;
+    }
+    var kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+    if (!kernel) {
+      // Run All before the kernel has started: evaluate once it is there (the code cells wait too).
+      panel.sessionContext.ready.then(function () {
+        if (panel.sessionContext.session && panel.sessionContext.session.kernel) {
+          evaluate(panel, cell);
+        }
+      });
+      return;
+    }
+    var request = {};
+    expressions.forEach(function (e, i) { request[String(i)] = e; });
+    var future = kernel.requestExecute(
+      { code: "", silent: false, store_history: false, user_expressions: request, allow_stdin: false, stop_on_error: false },
+      true
+    );
+    future.onReply = function (msg) {
+      var content = msg.content;
+      if (content.status !== "ok") {
+        // An earlier cell failed and the kernel aborted the queue: keep what was stored.
+        console.warn(NAME + ": expressions not evaluated (" + content.status + ")");
+        return;
+      }
+      // The cell may have been edited while the kernel was busy: store only for the source sent.
+      if (model.isDisposed || model.sharedModel.getSource() !== source) {
+        return;
+      }
+      var results = expressions.map(function (e, i) {
+        return { expression: e, result: content.user_expressions[String(i)] };
+      });
+      model.setMetadata(METADATA, results);
+      model.trusted = true;
+    };
+  }
+
+  function plugin(notebook) {
+    return {
+      id: NAME + ":executor",
+      description: "Evaluates a markdown cell's {eval} expressions, taken from its source, when it runs.",
+      autoStart: true,
+      requires: [notebook.INotebookTracker],
+      activate: function (app, tracker) {
+        // A markdown cell run is evaluated once the whole run is over (selectionExecuted: every
+        // code cell of a Run All has finished), because the book resolves glued values across
+        // the whole notebook: a cell may read a value glued by a code cell below it.
+        var pending = new Map();
+        notebook.NotebookActions.executed.connect(function (_, args) {
+          if (args.cell.model.type !== "markdown") {
+            return;
+          }
+          var cells = pending.get(args.notebook) || [];
+          cells.push(args.cell);
+          pending.set(args.notebook, cells);
+        });
+        notebook.NotebookActions.selectionExecuted.connect(function (_, args) {
+          var cells = pending.get(args.notebook) || [];
+          pending.delete(args.notebook);
+          var panel = tracker.find(function (w) { return w.content === args.notebook; });
+          cells.forEach(function (cell) {
+            try {
+              evaluate(panel, cell);
+            } catch (err) {
+              console.warn(NAME + ": " + err);
+            }
+          });
+        });
+      }
+    };
+  }
+
+  _JUPYTERLAB = _JUPYTERLAB || {};
+  _JUPYTERLAB[NAME] = {
+    init: function (shareScope) {
+      scope = shareScope;
+    },
+    get: function (module) {
+      if (module !== "./extension") {
+        return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
+      }
+      return shared("@jupyterlab/notebook").then(function (notebook) {
+        var exports = { default: [plugin(notebook)] };
+        Object.defineProperty(exports, "__esModule", { value: true });
+        return function () { return exports; };
+      });
+    }
+  };
+  // For tests (node): the expression finder alone.
+  if (typeof module !== "undefined" && module.exports) {
+    module.exports = { expressionsOf: expressionsOf };
+  }
+})();
