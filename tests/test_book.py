@@ -44,41 +44,6 @@ def _toc_pages():
     return ["index"] + re.findall(r"file: (\S+)", toc)
 
 
-@pytest.fixture(scope="session")
-def built_book(request):
-    """Build the book once per session with the strict flags; return the build log.
-
-    The chapters' nbval cells run before this (tests/conftest.py orders them so) and hand each
-    notebook they ran in full to the book's jupyter-cache, so the build executes none of them
-    again; a notebook that nbval ran and the build still executed fails here (the cache missed,
-    e.g. because its execution mode is no longer ``cache``).
-    """
-    cmd = [
-        str(Path(sys.executable).with_name("jupyter-book")),
-        "build",
-        str(ROOT),
-        "--path-output",
-        str(OUT),
-        "-W",
-        "-n",
-        "--keep-going",
-    ]
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600)
-    log = res.stdout + res.stderr
-    if res.returncode != 0:
-        tail = "\n".join(log.splitlines()[-60:])
-        pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
-    hand_over = request.config.pluginmanager.get_plugin("dpmask-nbval-hand-over")
-    handed = hand_over.stored if hand_over is not None else set()
-    executed = re.findall(r"(\S+\.ipynb): (?:Executing notebook|Starting inline execution client)", log)
-    again = sorted(Path(p).resolve() for p in executed)
-    again = [str(p.relative_to(ROOT)) for p in again if p in handed]
-    if again:
-        pytest.fail(f"the build executed again notebooks that nbval had just run: {again} (their "
-                    "jupyter-cache entry did not match, or their execution mode is not `cache`)")
-    return log
-
-
 def test_book_builds_without_warnings(built_book):
     # Sphinx reports "path: WARNING: message"; the kernel's own "[IPKernelApp] WARNING |" lines are not build warnings.
     warnings = [line for line in built_book.splitlines() if re.search(r"\b(WARNING|ERROR):", line)]

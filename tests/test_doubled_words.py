@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from test_book import built_book  # noqa: F401  (the strict build, shared with tests/test_book.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT)) / "_build" / "html"
@@ -115,14 +114,14 @@ def test_the_check_sees_through_markup_and_not_across_code_math_or_blocks():
     assert "take the the noise" in hits[2]
 
 
-def test_no_page_prints_a_doubled_word(built_book):  # noqa: F811
+def test_no_page_prints_a_doubled_word(built_book):
     pages = html_pages(HTML)
     assert len(pages) >= 15 and any(p.name == "07a_exact_p2.html" for p in pages)
     problems = doubled_words_in_book(HTML)
     assert not problems, problems
 
 
-def test_a_doubled_word_planted_in_a_built_page_is_found(built_book, tmp_path):  # noqa: F811
+def test_a_doubled_word_planted_in_a_built_page_is_found(built_book, tmp_path):
     """The typo as it was: the word of a reference's text written once more before it."""
     page = HTML / "chapters" / "07a_exact_p2.html"
     planted = tmp_path / "chapters" / page.name
