@@ -20,8 +20,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlparse

@@ -19,7 +19,6 @@ import os
 import re
 from pathlib import Path
 
-import pytest
 
 
 ROOT = Path(__file__).resolve().parents[1]

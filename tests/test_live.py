@@ -32,7 +32,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -42,6 +41,7 @@ from pathlib import Path
 import pytest
 
 from _ext_import import ext_module
+from _lab import CHROMIUM, jupyter_lab
 
 pytestmark = pytest.mark.live
 
@@ -49,7 +49,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT)) / "_build"
 HTML = BUILD / "html"
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 RUN_TIMEOUT = 900  # seconds for one chapter's Run All (the slowest takes about a minute)
 # The chapters run with two busy processes beside them (one per core); "all" for every chapter.
 HOG_CHAPTERS = os.environ.get("DPMASK_LIVE_HOG", "03_main_results").split(",")
@@ -73,11 +72,6 @@ KNOWN_CONSOLE = re.compile(r"^(Cross reference target was not found: [\w-]+\s*)+
                            r"^page error: Cannot read properties of undefined \(reading 'node'\)$")
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def book_html():
@@ -96,46 +90,11 @@ def lab(tmp_path_factory, book_html):
     It serves ``chapters/`` (a copy of the sources, as a clone has them) and ``executed/chapters/``
     (the executed notebooks the launch buttons open, written from the book's jupyter-cache).
     """
-    if CHROMIUM is None:
-        pytest.skip("the JupyterLab test needs Chromium: apt-get install -y chromium (CI installs it)")
-    jupyter = Path(sys.executable).with_name("jupyter")
-    if not jupyter.exists():
-        pytest.skip("JupyterLab is not installed in this environment")
     root = tmp_path_factory.mktemp("live")
     shutil.copytree(ROOT / "chapters", root / "chapters")
     ext_module("executed").write_executed_notebooks(root / "executed", BUILD / ".jupyter_cache")
-    settings = root / ".settings"
-    (settings / "@jupyterlab/apputils-extension").mkdir(parents=True)
-    (settings / "@jupyterlab/apputils-extension" / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    port = _free_port()
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    log = open(root / "lab.log", "w")
-    proc = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--allow-root", "--LabApp.expose_app_in_browser=True",
-         f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
-         f"--LabApp.user_settings_dir={settings}"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("JupyterLab did not start: " + (root / "lab.log").read_text()[-2000:])
-    yield url, root
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with jupyter_lab(root) as url:
+        yield url, root
 
 
 @pytest.fixture(scope="module")

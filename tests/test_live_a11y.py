@@ -20,30 +20,20 @@ script adds all three and tests/test_book.py checks them with axe-core.  Marked 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from _ext_import import ext_module
+from _lab import CHROMIUM, jupyter_lab
 
 pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 EXPLORERS = ["noise_explorer", "gq_explorer", "block_explorer", "inference_explorer", "tightness_explorer",
              "rivals_explorer"]
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _notebook():
@@ -58,48 +48,10 @@ def _notebook():
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 serving a notebook with every explorer (tests/test_live.py's launch)."""
-    if CHROMIUM is None:
-        pytest.skip("the JupyterLab test needs Chromium: apt-get install -y chromium (CI installs it)")
-    jupyter = Path(sys.executable).with_name("jupyter")
-    if not jupyter.exists():
-        pytest.skip("JupyterLab is not installed in this environment")
     root = tmp_path_factory.mktemp("live_a11y")
     (root / "explorers.ipynb").write_text(json.dumps(_notebook()))
-    settings = root / ".settings"
-    for ext, name, value in [
-        ("@jupyterlab/notebook-extension", "tracker", {"windowingMode": "none"}),
-        ("@jupyterlab/apputils-extension", "notification", {"fetchNews": "false", "checkForUpdates": False}),
-    ]:
-        (settings / ext).mkdir(parents=True, exist_ok=True)
-        (settings / ext / f"{name}.jupyterlab-settings").write_text(json.dumps(value))
-    port = _free_port()
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    log = open(root / "lab.log", "w")
-    proc = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--allow-root", "--LabApp.expose_app_in_browser=True",
-         f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
-         f"--LabApp.user_settings_dir={settings}"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("JupyterLab did not start: " + (root / "lab.log").read_text()[-2000:])
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with jupyter_lab(root, {("@jupyterlab/notebook-extension", "tracker"): {"windowingMode": "none"}}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -26,43 +26,29 @@ Marked ``live`` (``make test-slow``): it starts JupyterLab.  The chapters are op
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from _ext_import import ext_module
+from _lab import CHROMIUM, jupyter_lab
 from test_cell_visibility import _expected, _in_solution
 
 pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 # A solution with code cells and solution-only markdown (7a), one whose hidden check follows its
 # code (4), and the chapter with the most hidden plotting cells (9).
 OPENED = ["04_discussion", "07a_exact_p2", "09_rivals"]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 with its default settings, serving a copy of chapters/ (and a planted copy)."""
-    if CHROMIUM is None:
-        pytest.skip("the JupyterLab test needs Chromium: apt-get install -y chromium (CI installs it)")
-    jupyter = Path(sys.executable).with_name("jupyter")
-    if not jupyter.exists():
-        pytest.skip("JupyterLab is not installed in this environment")
     root = tmp_path_factory.mktemp("live-hidden")
     shutil.copytree(ROOT / "chapters", root / "chapters")
     # planted copies of 7a: as stored before issue 22 (no `jupyter` metadata), and collapsed but
@@ -77,37 +63,8 @@ def lab(tmp_path_factory):
         if re.match(r"[#%] Solution to Exercise \S+\n", src):
             cell["source"] = src.split("\n", 1)[1]
     (root / "chapters" / "planted_07a_unlabelled.ipynb").write_text(json.dumps(nb, indent=1))
-    settings = root / ".settings"
-    ext = settings / "@jupyterlab" / "apputils-extension"
-    ext.mkdir(parents=True)
-    (ext / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    port = _free_port()
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    log = open(root / "lab.log", "w")
-    proc = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--allow-root", "--LabApp.expose_app_in_browser=True",
-         f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
-         f"--LabApp.user_settings_dir={settings}"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
-    )
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.terminate()
-        pytest.fail("JupyterLab did not start: " + (root / "lab.log").read_text()[-2000:])
-    yield f"http://127.0.0.1:{port}", root
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with jupyter_lab(root) as url:
+        yield url, root
 
 
 @pytest.fixture(scope="module")
