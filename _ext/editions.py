@@ -13,9 +13,11 @@
     full edition's jupyter-cache, so no notebook runs again.  The build runs in a scratch folder
     and only its HTML is kept: ``_build/students`` holds ``html`` and ``notebooks`` and nothing
     else (myst-nb's ``jupyter_execute`` would hold the executed notebooks with their solutions).
-``student-notebooks [--out DIR]``
+``student-notebooks [--out DIR] [--from DIR]``
     Only the solution-free notebooks (no Sphinx, no kernel: the publishing workflow's
-    students-branch job runs this with nothing but Python and PyYAML).
+    students-branch job runs this with nothing but Python and PyYAML), from the repository's
+    chapters or, with ``--from``, from the executed notebooks (``executed-notebooks``), whose
+    outputs and evaluated expressions they keep: what the students branch holds.
 ``students-branch``
     Print the branch the student edition's launch buttons open (``_config.yml``'s
     ``dpmask_students_branch``).
@@ -150,15 +152,21 @@ def build_students(out: Path, cache: Path) -> int:
     return status
 
 
-def write_student_notebooks(out: Path) -> list[Path]:
-    """The chapters without their solutions, under *out*/chapters (what the students branch holds)."""
+def write_student_notebooks(out: Path, source: Path = ROOT) -> list[Path]:
+    """The chapters of *source* without their solutions, under *out*/chapters.
+
+    *source* is the repository (notebooks stored without outputs: the student edition's downloads)
+    or the executed notebooks of ``executed-notebooks`` (what the students branch holds: each
+    chapter shows the book's numbers and figures before it runs, its solutions and their numbers
+    cut out as from the sources).
+    """
     out = Path(out)
     shutil.rmtree(out, ignore_errors=True)
-    return write_solution_free_tree(ROOT, out)
+    return write_solution_free_tree(Path(source), out)
 
 
 def cmd_student_notebooks(args) -> int:
-    written = write_student_notebooks(Path(args.out))
+    written = write_student_notebooks(Path(args.out), Path(args.source))
     print(f"{len(written)} solution-free notebooks in {Path(args.out).resolve()}/chapters")
     return 0
 
@@ -556,6 +564,8 @@ def main(argv=None) -> int:
     s.set_defaults(func=cmd_students)
     n = sub.add_parser("student-notebooks", help="only the solution-free notebooks (no HTML)")
     n.add_argument("--out", default=str(out_root / "students" / "notebooks"))
+    n.add_argument("--from", dest="source", default=str(ROOT),
+                   help="a folder with chapters/*.ipynb: the repository (default) or the executed notebooks")
     n.set_defaults(func=cmd_student_notebooks)
     br = sub.add_parser("students-branch", help="print the branch the student edition's launch buttons open")
     br.set_defaults(func=cmd_students_branch)

@@ -19,7 +19,8 @@ fences and every code cell between a ``solution-start`` and its ``solution-end``
 code and its hidden asserts), and then every solution-only code cell elsewhere: one that reads a
 name only a solution's code binds (a hidden ``assert`` on the solution placed after its end), so
 that the notebook still runs top to bottom.  Text before a solution (the exercise) and after it
-stays; a cell left empty is dropped.  The result is what ``make book-students`` writes to
+stays; a cell left empty is dropped, and a cell that keeps part of its text keeps only the
+evaluated ``{eval}`` expressions (``user_expressions``) that text shows.  The result is what ``make book-students`` writes to
 ``_build/students/notebooks``, what the student HTML serves under ``_sources/`` and what the
 publishing workflow pushes to the branch the student edition's launch buttons open.
 """
@@ -128,6 +129,18 @@ def _solution_only(kept: list[dict], removed_code: list[str]) -> list[dict]:
         kept = [c for c in kept if all(c is not d for d in drop)]
 
 
+def _keep_shown_expressions(cell: dict, text: str) -> None:
+    """Drop from an executed markdown cell the evaluated ``{eval}`` expressions its text no longer shows.
+
+    An executed notebook (``_ext/executed.py``, what the launch buttons open) stores each markdown
+    cell's evaluated expressions in its metadata; those of a solution cut from the cell's text
+    would still carry the solution's numbers.
+    """
+    shown = cell.get("metadata", {}).get("user_expressions")
+    if shown is not None:
+        cell["metadata"]["user_expressions"] = [e for e in shown if e.get("expression", "") in text]
+
+
 def strip_solutions(nb: dict) -> dict:
     """A copy of notebook *nb* (nbformat 4, as a dict) without its solutions and solution-only code."""
     out = copy.deepcopy(nb)
@@ -141,6 +154,7 @@ def strip_solutions(nb: dict) -> dict:
             if text.strip():
                 # keep the notebook's own form: a list of lines (nbformat's) or one string
                 cell["source"] = text.splitlines(keepends=True) if isinstance(cell["source"], list) else text
+                _keep_shown_expressions(cell, text)
                 cells.append(cell)
         elif not inside:
             cells.append(cell)

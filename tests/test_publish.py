@@ -347,6 +347,56 @@ def test_executed_notebook_stores_each_expression_as_the_kernel_would_return_it(
         executed.with_user_expressions(nb)
 
 
+def test_a_solution_cut_from_an_executed_cell_takes_its_evaluated_numbers_along():
+    """The students branch is written from the executed notebooks: a markdown cell that keeps its
+    exercise and loses its solution keeps only the evaluated expressions its text still shows."""
+    from solutions import strip_solutions
+
+    shown, answer = 'f"{glued.eps:.1f}"', 'f"{glued.answer:.4f}"'
+    cell = {"cell_type": "markdown", "source": (
+        f"Take $\\varepsilon =$ {{eval}}`{shown}`.\n\n```{{solution-start}} ex-1\n:class: dropdown\n```\n"
+        f"It is {{eval}}`{answer}`.\n\n```{{solution-end}}\n```\n"),
+        "metadata": {"user_expressions": [{"expression": shown, "result": {"status": "ok", "data": {"text/plain": "'0.1'"}}},
+                                          {"expression": answer, "result": {"status": "ok", "data": {"text/plain": "'0.4142'"}}}]}}
+    out = strip_solutions({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    (kept,) = out["cells"]
+    assert "solution" not in kept["source"] and shown in kept["source"]
+    assert [e["expression"] for e in kept["metadata"]["user_expressions"]] == [shown]
+    assert "0.4142" not in json.dumps(out)
+
+
+def test_students_branch_is_written_from_the_executed_notebooks():
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    job = wf["jobs"]["students-branch"]
+    downloads = [st for st in job["steps"] if st.get("uses", "").startswith("actions/download-artifact")]
+    assert downloads and downloads[0]["with"] == {"name": "executed-notebooks", "path": "_build/executed"}
+    runs = "\n".join(st.get("run", "") for st in job["steps"])
+    assert "editions.py student-notebooks --from _build/executed --out _build/students/notebooks" in runs
+
+
+def test_student_notebooks_from_the_executed_ones_show_the_numbers_and_no_solution(built_book, tmp_path):
+    """What the students branch holds, from this build: every chapter with its outputs and evaluated
+    expressions, and no solution, nor a solution's number, anywhere in the file."""
+    from solutions import has_solution, strip_solutions
+
+    executed = ext_module("executed")
+    executed.write_executed_notebooks(tmp_path / "executed", OUT / "_build" / ".jupyter_cache")
+    written = editions.write_student_notebooks(tmp_path / "students", tmp_path / "executed")
+    assert len(written) == len(list((ROOT / "chapters").glob("*.ipynb")))
+    for path in written:
+        text = path.read_text()
+        nb = json.loads(text)
+        assert not has_solution(text), path.name
+        assert nb == strip_solutions(nb), path.name   # nothing left to strip
+        outputs = sum(len(c.get("outputs", [])) for c in nb["cells"] if c["cell_type"] == "code")
+        assert outputs > 0, f"{path.name}: no output kept"
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown" and "{eval}" in "".join(cell["source"]):
+                stored = cell["metadata"].get("user_expressions", [])
+                assert stored and all(e["result"]["status"] == "ok" for e in stored), path.name
+                assert all(e["expression"] in "".join(cell["source"]) for e in stored), path.name
+
+
 def test_jupyterlab_reports_every_extension_compatible_and_ours_in_place():
     """`jupyter labextension list`: no incompatible extension, dpmask-live enabled, myst's executor off."""
     jupyter = BIN / "jupyter"
