@@ -122,6 +122,10 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     Returns a dict: ``sigma`` for A, B0, Blow (data noise); ``tau`` for gram and
     gram_table (Gram noise, diagonal); the :func:`dpmask.field.adassp_noise`
     dict for adassp; ``w`` (and r) for the JL variants; ``c`` (the scale) for wishart.
+
+    Raises ValueError naming delta where the Wishart mechanism's scale, which grows like 1/delta,
+    passes 1e100 / sqrt(2 (p + 1)) (delta below about 1e-100): its errors have no finite
+    first-order description there.
     """
     eps, delta, n, p, r = _check_levels(eps, delta, n, p, r, kinds)
     out = {}
@@ -142,7 +146,14 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
             rr = JL_CAP * int(n) if kind == "jl_best" else _jl_rows(n, r)
             out[kind] = {"w": jl.jl_w(eps_p, delta_p, rr, p), "r": rr, "test": test}
         elif kind == "wishart":
-            out[kind] = {"c": field.wishart_scale(eps, delta, p)}
+            c = field.wishart_scale(eps, delta, p)
+            # its noise in Gram units, tau = sqrt(2 (p + 1)) c, must stay in the covariances' domain
+            # (tau <= 1e100): the scale grows like 1/delta, past it for delta below about 1e-100
+            if np.sqrt(2.0 * (p + 1)) * c > 1e100:
+                raise ValueError(f"delta must be large enough for the Wishart mechanism's noise scale to stay "
+                                 f"below 1e100 in the comparison (its scale grows like 1/delta); got delta={delta!r}, "
+                                 f"scale {c:.3g}")
+            out[kind] = {"c": c}
         else:
             raise ValueError(f"kind must be one of {MECHANISMS}, got {kind!r}")
     return out

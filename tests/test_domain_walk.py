@@ -127,6 +127,13 @@ def cases():
     C["field", "adassp"] = grid(Z=(_m(30, 1), _m(3, 2)), y=(np.linspace(-1, 1, 30),), eps=EPS_RIVAL,
                                 delta=(1e-300, 0.49), rng=(0,), rho=(0.05,))
     C["field", "adassp"] = [c for c in C["field", "adassp"] if len(c["Z"]) == 30]
+    # issue 23's additions: AdaSSP joint's sensitivity sum, the Wishart mechanism
+    C["field", "adassp_joint_sum"] = grid(k=(1, 2, 63, 2**53))
+    C["field", "wishart_scale"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(1, 64), calibration=("delta", "paper"))
+    C["field", "wishart_delta"] = grid(eps=EPS_RIVAL, c=(1e-300, 1.0, 1e300), p=(1, 64))
+    C["field", "wishart_mechanism"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
+                                           delta=(1e-300, 0.49), rng=(0,), size=(None, 2),
+                                           calibration=("delta", "paper"))
     # ---------------------------------------------------------------- jl
     C["jl", "jl_w"] = grid(eps=EPS_RIVAL, delta=(1e-310, 1e-300, 1e-5, 0.49), r=(1, 10, 10**9), p=(1, 64))
     C["jl", "jl_w_sheffet"] = grid(eps=EPS_RIVAL, delta=(1e-300, 0.49), r=(1, 10**9), p=(1, 64))
@@ -138,6 +145,7 @@ def cases():
     S2 = (1000.0 * np.array(K2)).tolist()
     C["jl", "jl_ols_from_gram"] = grid(S=(S2, K_HUGE, [S2, S2]), r=(2, 10**9), w=(0.0, 1e6), altered=(True, False),
                                        response=(-1, 0), debias=(True, False), level=(1e-12, 1 - 1e-12))
+    C["jl", "jl_delta_worst_pair"] = grid(eps=EPS_RIVAL, w=(1e-300, 1.0, 1e4, 3.5e6), r=(1, 10**9), p=(1, 64))
     # ---------------------------------------------------------------- trust
     C["trust", "distributed_tau"] = grid(eps=EPS_PKG, delta=(1e-300, 0.5), p=(1, 2**53), dropout=(0.0, 1 - 1e-12),
                                          pad=(0.0, 1 - 1e-12))
@@ -146,6 +154,10 @@ def cases():
     C["trust", "distributed_gram"] = grid(X=(_m(3, 1), _m(40, 3)), eps=(1e-100, 1e4), delta=(1e-300, 0.5),
                                           dropout=(0.0, 0.9), rng=(0,), pad=(0.0, 0.9), method=("parties", "sum"))
     C["trust", "trust_costs"] = grid(n=(2, 2**53), p=(1, 2**20))
+    C["trust", "masking_dropout_cost"] = grid(eps=EPS_PKG, delta=(1e-300, 0.3), n=(3, 10**4, 2**53), p=(1, 64),
+                                              dropout=(0.0, 0.5, 1 - 1e-12), level=("sigma_0", "sigma_low"))
+    # the rival's PD event (Proposition 9.5): few draws, every corner of K and tau
+    C["gram", "gram_pd_probability"] = grid(K=(K2, K_TINY, K_HUGE), tau=(1e-300, 1.0, 1e100), draws=(1, 200), rng=(0,))
     # ---------------------------------------------------------------- compare (fast corners: large_n sigma_low)
     kinds_fast = ("A", "B0", "gram", "gram_table", "adassp", "adassp_joint", "jl", "jl_always")
     C["compare", "noise_levels"] = grid(eps=EPS_RIVAL, delta=(2e-300, 0.49), n=(3, 10**9), p=(2, 32),
@@ -161,6 +173,9 @@ def cases():
                                          for e in (1e-6, 10.0) for d in (2e-300, 0.49) for r in (None, 3)]
     C["compare", "compare_mechanisms"] = [dict(X=_m(50, 3), eps=e, delta=d, reps=2, rng=0, kinds=kinds_fast,
                                                low="large_n") for e in (1e-6, 10.0) for d in (2e-300, 0.49)]
+    C["compare", "first_order_margin"] = [dict(kind=k, K=(1e4 * np.array(K2)).tolist(), n=n, eps=e, delta=d)
+                                          for k in ("A", "B0", "gram", "adassp", "jl", "jl_always", "wishart")
+                                          for n in (3, 10**4) for e in (1e-6, 10.0) for d in (2e-300, 0.49)]
     # ---------------------------------------------------------------- wishart (Setting B, p = 2)
     C["wishart", "log_hyp0f1_2x2"] = grid(b=(1.5, 5e6), z1=(0.0, 1e-300, 1e12), z2=(0.0, 1e-300, 1e12))
     C["wishart", "wishart_log_ratio"] = grid(T=(K2, K_TINY), n=(3, 10**4), K=(K2, [[0.0, 0.0], [0.0, 0.0]]),
@@ -193,6 +208,9 @@ SKIPPED = {
     ("jl", "JLRelease"): "a named tuple",
     ("jl", "JLFit"): "a named tuple",
     ("trust", "DistributedGram"): "a named tuple",
+    ("trust", "MaskingDropout"): "a named tuple",
+    ("gram", "PDProbability"): "a named tuple",
+    ("compare", "rmse_reported"): "reads a summarise row (no domain of its own)",
 }
 MODULES = ("bounds", "gram", "field", "jl", "trust", "compare", "wishart")
 #: Non-finite values a function documents, dropped before the check: the debiased JL fit's intervals

@@ -177,7 +177,8 @@ def test_workflow_runs_the_readme_commands_in_debian_and_deploys():
     assert any(s.get("uses", "").startswith("actions/deploy-pages@") for s in deploy["steps"])
     assert deploy["environment"]["name"] == "github-pages"
     # the full edition is an artifact of the run, uploaded after the site was assembled
-    i_full = next(i for i, u in enumerate(uses) if u.startswith("actions/upload-artifact@"))
+    i_full = next(i for i, st in enumerate(steps) if st.get("uses", "").startswith("actions/upload-artifact@")
+                  and st["with"]["name"] == "full-edition")
     assert i_full > runs.index(_site_step(wf))
     assert steps[i_full]["with"]["name"] == "full-edition" and steps[i_full]["with"]["path"] == FULL_EDITION
 
@@ -307,7 +308,9 @@ def test_workflow_pushes_the_executed_notebooks_to_the_branch_the_launch_buttons
     uploads = [st for st in wf["jobs"]["build"]["steps"] if st.get("uses", "").startswith("actions/upload-artifact")]
     # written in the build job, right after `make book` filled the jupyter-cache they come from
     assert build.index("make book\n") < build.index("editions.py executed-notebooks --out _build/executed")
-    assert [u["with"]["name"] for u in uploads] == ["executed-notebooks"] and uploads[0]["with"]["path"] == "_build/executed"
+    # beside the full edition's artifact (the site is the student edition alone)
+    assert sorted(u["with"]["name"] for u in uploads) == ["executed-notebooks", "full-edition"]
+    assert next(u for u in uploads if u["with"]["name"] == "executed-notebooks")["with"]["path"] == "_build/executed"
     job = wf["jobs"]["executed-branch"]
     assert job["needs"] == "build" and job["permissions"] == {"contents": "write"}
     downloads = [st for st in job["steps"] if st.get("uses", "").startswith("actions/download-artifact")]
