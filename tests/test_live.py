@@ -176,6 +176,10 @@ SCREEN = """async ([patience, wanted]) => {
   for (let i = 0; i < nb.widgets.length; i++) {
     const cell = nb.widgets[i];
     try { await nb.scrollToItem(i, 'center'); } catch (e) { cell.node.scrollIntoView({block: 'center'}); }
+    // A cell the notebook stores collapsed (a solution's text, _ext/cell_visibility.py) takes a
+    // click to read, like the book's dropdown: note that it was collapsed, open it, read it, close it.
+    const collapsed = !!cell.inputHidden;
+    if (collapsed) { cell.inputHidden = false; await frame(); }
     // A solution's numbers are behind its dropdown, as in the book: note whether each is closed,
     // then open them all to read what a click shows (and close them again).
     const tDrawn = Date.now();
@@ -207,8 +211,10 @@ SCREEN = """async ([patience, wanted]) => {
       {img: !!f.querySelector('img'), cap: (f.querySelector('figcaption') || {innerText: ''}).innerText}));
     const boxes = Array.from(cell.node.querySelectorAll('.myst aside.myst-proof .myst-proof-title')).map(e => e.innerText.trim());
     details.forEach((d, k) => { d.open = wasOpen[k]; });
+    if (collapsed) cell.inputHidden = true;
     const outputs = Array.from(cell.node.querySelectorAll('.jp-OutputArea-output')).map(e => e.innerText).join('\\n');
-    cells.push({index: i, type: cell.model.type, source: cell.model.sharedModel.getSource(), text, figs, boxes, solutions, outputs});
+    cells.push({index: i, type: cell.model.type, source: cell.model.sharedModel.getSource(), text, figs, boxes, solutions, outputs,
+                collapsed});
   }
   return cells;
 }"""
