@@ -5,7 +5,9 @@ Copies the ``dpmask-live`` extension (``labextension/``: it evaluates a markdown
 ``<prefix>/share/jupyter/labextensions/dpmask-live`` and merges ``page_config.json`` (which
 switches off jupyterlab-myst's own executor, which reads the expressions from the cell's last
 rendering and so finds none while Run All outpaces the rendering) into
-``<prefix>/etc/jupyter/labconfig/page_config.json``.
+``<prefix>/etc/jupyter/labconfig/page_config.json``.  Beside the extension it writes
+``static/citations.json``, the book's citation texts made from ``references.bib``
+(``citations.py``), which the extension shows where jupyterlab-myst would show a bib key.
 
 An editable install (``pip install -e .``, what the Makefile and environment.yml do) does not
 install setuptools data files, so the Makefile runs this after pip, and Binder's ``postBuild``
@@ -33,6 +35,13 @@ def install(prefix: Path) -> list[Path]:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(HERE / "labextension", target)
+    # the book's citation texts, made from references.bib (jupyterlab-myst has no bibliography)
+    sys.path.insert(0, str(HERE))
+    try:
+        import citations
+    finally:
+        sys.path.remove(str(HERE))
+    citations.write(target / "static" / "citations.json")
     config = prefix / "etc" / "jupyter" / "labconfig" / "page_config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     current = json.loads(config.read_text()) if config.exists() else {}

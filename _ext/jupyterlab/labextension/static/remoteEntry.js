@@ -127,6 +127,95 @@ var _JUPYTERLAB;
     };
   }
 
+  // --- citations ----------------------------------------------------------------------------
+  // jupyterlab-myst has no bibliography: a {cite:p}/{cite:t} role shows its bib key, marked
+  // "Citation Not Found".  The book's text goes in its place ("[Dwork and Roth, 2014]", "Balle
+  // and Wang [2018]"), with the full reference as its tooltip, from citations.json, which
+  // _ext/jupyterlab/install.py writes beside this file from references.bib
+  // (_ext/jupyterlab/citations.py).  jupyterlab-myst's own elements are left in place (React owns
+  // them), hidden, with the book's text as a sibling that is removed again if they go.
+  var NOT_FOUND = 'span[title="Citation Not Found"]';
+  var CITE = "dpmask-cite";
+
+  function citeKeys(el) {
+    var spans = el.matches(NOT_FOUND) ? [el] : Array.prototype.slice.call(el.querySelectorAll(NOT_FOUND));
+    return spans.map(function (s) { return (s.textContent || "").trim(); });
+  }
+
+  function citeNode(keys, narrative, table) {
+    var node = document.createElement("span");
+    node.className = CITE;
+    var known = keys.every(function (k) { return table[k]; });
+    if (!known) {
+      return null;
+    }
+    var parts = keys.map(function (k) {
+      var e = table[k];
+      return narrative ? e.names + " [" + e.year + "]" : e.names + ", " + e.year;
+    });
+    node.textContent = narrative ? parts.join(", ") : "[" + parts.join(", ") + "]";
+    node.title = keys.map(function (k) { return table[k].full; }).join("\n");
+    node.setAttribute("data-keys", keys.join(","));
+    return node;
+  }
+
+  function fixCitations(root, table) {
+    // drop a text whose citation jupyterlab-myst has re-rendered or removed
+    root.querySelectorAll("." + CITE).forEach(function (node) {
+      var source = node.previousSibling;
+      if (!source || source.nodeType !== 1 || !source.hidden || citeKeys(source).join(",") !== node.getAttribute("data-keys")) {
+        node.remove();
+      }
+    });
+    root.querySelectorAll(NOT_FOUND).forEach(function (span) {
+      var group = span.parentElement && span.parentElement.classList.contains("cite-group") ? span.parentElement : span;
+      if (group.hidden) {
+        return;
+      }
+      var node = citeNode(citeKeys(group), group.classList.contains("narrative"), table);
+      if (node) {
+        group.hidden = true;
+        group.parentNode.insertBefore(node, group.nextSibling);
+      }
+    });
+  }
+
+  function citations(coreutils) {
+    return {
+      id: NAME + ":citations",
+      description: "Shows a citation as the book prints it, where jupyterlab-myst shows its bib key.",
+      autoStart: true,
+      activate: function () {
+        var url = coreutils.URLExt.join(coreutils.PageConfig.getOption("fullLabextensionsUrl"), NAME, "static", "citations.json");
+        fetch(url).then(function (r) {
+          if (!r.ok) {
+            throw new Error(url + ": " + r.status);
+          }
+          return r.json();
+        }).then(function (table) {
+          var pending = false;
+          function later() {
+            if (!pending) {
+              pending = true;
+              setTimeout(function () { pending = false; fixCitations(document.body, table); }, 50);
+            }
+          }
+          new MutationObserver(function (records) {
+            for (var i = 0; i < records.length; i++) {
+              if (records[i].addedNodes.length) {
+                later();
+                return;
+              }
+            }
+          }).observe(document.body, { childList: true, subtree: true });
+          later();
+        }).catch(function (err) {
+          console.warn(NAME + ": no citation table (" + err + "); citations show their bib keys");
+        });
+      }
+    };
+  }
+
   _JUPYTERLAB = _JUPYTERLAB || {};
   _JUPYTERLAB[NAME] = {
     init: function (shareScope) {
@@ -136,8 +225,8 @@ var _JUPYTERLAB;
       if (module !== "./extension") {
         return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
       }
-      return shared("@jupyterlab/notebook").then(function (notebook) {
-        var exports = { default: [plugin(notebook)] };
+      return Promise.all([shared("@jupyterlab/notebook"), shared("@jupyterlab/coreutils")]).then(function (mods) {
+        var exports = { default: [plugin(mods[0]), citations(mods[1])] };
         Object.defineProperty(exports, "__esModule", { value: true });
         return function () { return exports; };
       });
