@@ -109,8 +109,27 @@ def _number_outside_chapters(cls):
     cls.run = run
 
 
+def register_link_targets(app, doctree):
+    """Let a Markdown link ``[Theorem 3.4](03_main_results.ipynb#thm-3-4)`` reach any labelled target.
+
+    The chapters write a reference into another notebook as such a link, not as ``{prf:ref}``:
+    jupyterlab-myst resolves a role only inside its own notebook (and prints an error on the
+    console for every other one), while it renders a link as a link, which JupyterLab opens.
+    myst-parser resolves the part after ``#`` only among a page's heading anchors
+    (``myst_slugs``), so this adds every labelled target of the page to them: each node id (a
+    statement's, an exercise's, a figure's or a section's id is its label) and each equation
+    under its label (its id is ``equation-<label>``).
+    """
+    slugs = app.env.metadata[app.env.docname].setdefault("myst_slugs", {})
+    for node in doctree.findall(nodes.Element):
+        for node_id in node.get("ids", []):
+            label = node_id[len("equation-"):] if node_id.startswith("equation-") else node_id
+            slugs.setdefault(label, (node.line or 0, node_id, ""))
+
+
 def setup(app):
     # myst-nb registers its own `eval` role in its setup; a local extension is set up after it.
     app.add_role("eval", GluedEvalRole(), override=True)
     _accept_enumerator()
+    app.connect("doctree-read", register_link_targets)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

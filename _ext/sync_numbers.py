@@ -6,10 +6,14 @@ it cannot resolve a reference into another notebook.  So the sources carry the b
 
 - ``:enumerator: N`` on every labelled statement (``{prf:...}``), exercise and ``{math}`` directive;
 - ``number="N"`` on every :func:`dpmask.book.show_figure` call;
-- an explicit text on every reference JupyterLab cannot resolve: ``{prf:ref}`Theorem 3.4 <thm-3-4>```
-  and ``{ref}``/``{eq}`` into another notebook, every ``{doc}`` (the page title) and every
-  reference to a figure (written ``{ref}`Fig. 5.3 <fig-5-offbyone>```, since a ``{numref}`` title
-  must hold ``%s``, which JupyterLab would print);
+- every reference JupyterLab cannot resolve written as a Markdown link with the book's text:
+  a reference into another notebook (``[Theorem 3.4](03_main_results.ipynb#thm-3-4)``), to a
+  figure (made by a code cell's output, which jupyterlab-myst does not search:
+  ``[Fig. 5.3](05_proofs.ipynb#fig-5-offbyone)``) and to a page (``[Main results](03_main_results.ipynb)``).
+  jupyterlab-myst prints a console error for every role it cannot resolve, and renders a link as
+  a link that JupyterLab opens; Sphinx resolves it like the role (``live_numbers.py`` lets
+  myst-parser find every labelled target after ``#``).  A link's text is held to the book's
+  number where the target is numbered; a role inside its own notebook keeps its explicit text;
 - a ``:nonumber:`` on every proof (the book does not number proofs; jupyterlab-myst would).
 
 Sphinx ignores all of these for numbering (``_ext/live_numbers.py`` lets the directives accept the
@@ -32,6 +36,26 @@ OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>[^\n]*)$")
 ROLE = re.compile(r"\{(?P<role>prf:ref|ref|eq|numref|doc)\}`(?P<body>[^`]*)`")
 EXPLICIT = re.compile(r"^(?P<text>.*\S)\s*<(?P<target>[^<>]+)>$", re.S)
 SHOW = re.compile(r'show_figure\((?P<var>[\w.\[\]]+),\s*"(?P<name>[\w-]+)"(?:,\s*number="(?P<number>[^"]*)")?')
+
+
+LINK = re.compile(r"\[(?P<text>[^\[\]]*)\]\((?P<file>[\w-]+\.(?:ipynb|md))(?:#(?P<target>[\w-]+))?\)")
+
+
+def book_pages(html_dir: Path | None = None) -> dict:
+    """Map every id of the built book's chapter pages (an equation under its label) to its page's file."""
+    from bs4 import BeautifulSoup
+
+    html_dir = Path(html_dir or ROOT / "_build" / "html") / "chapters"
+    pages = {}
+    for page in sorted(html_dir.glob("*.html")):
+        source = next((p.name for p in (ROOT / "chapters").glob(page.stem + ".*") if p.suffix in (".ipynb", ".md")), None)
+        if source is None:
+            continue
+        for el in BeautifulSoup(page.read_text(), "html.parser").select("[id]"):
+            label = el["id"][len("equation-"):] if el["id"].startswith("equation-") else el["id"]
+            pages.setdefault(label, source)
+        pages[page.stem] = source  # a page by its name (a {doc} target)
+    return pages
 
 
 def book_numbers(html_dir: Path | None = None):
@@ -65,11 +89,14 @@ def book_numbers(html_dir: Path | None = None):
 
 
 def _labels_defined(cells):
+    """The labels jupyterlab-myst resolves in this notebook: those its markdown cells define."""
     here = set()
-    for _, src in cells:
+    for kind, src in cells:
+        if kind != "markdown":
+            continue
         here |= set(re.findall(r"^[ \t]*:label:\s*(\S+)", src, re.M))
         here |= set(re.findall(r"^[ \t]*:name:\s*(\S+)", src, re.M))
-        here |= {m.group("name") for m in SHOW.finditer(src)}
+        here |= set(re.findall(r"^\(([\w-]+)\)=[ \t]*$", src, re.M))
     return here
 
 
@@ -120,8 +147,14 @@ def _sync_directives(src, book, notes):
     return "\n".join(out)
 
 
-def _sync_references(src, stem, here, book, notes):
-    def one(m):
+def numbered_text(target, book):
+    """The number the book prints for *target* ("Theorem 3.4", "(3.1)", "Fig. 5.3"), or None."""
+    numbers, equations, _, _ = book
+    return numbers.get(target) or equations.get(target)
+
+
+def _sync_references(src, stem, here, book, notes, pages):
+    def role(m):
         role, body = m.group("role"), m.group("body")
         ex = EXPLICIT.match(body)
         target = (ex.group("target") if ex else body).strip()
@@ -131,12 +164,27 @@ def _sync_references(src, stem, here, book, notes):
         if want is None:
             notes.append(f"{stem}: the book prints nothing for {{{role}}}`{target}`")
             return m.group(0)
-        needs_text = role == "doc" or target not in here or (role == "ref" and target.startswith("fig"))
-        if not needs_text and not ex:
+        if role == "doc":
+            page = pages.get(target.split("/")[-1])
+            return f"[{want}]({page})" if page else m.group(0)
+        if target not in here:
+            page = pages.get(target)
+            if page is None:
+                notes.append(f"{stem}: no page of the book holds {target}")
+                return m.group(0)
+            return f"[{want}]({page}#{target})"
+        if not ex:
             return m.group(0)  # resolved inside the notebook by jupyterlab-myst, from the enumerator
         return f"{{{role}}}`{want} <{target}>`"
 
-    return ROLE.sub(one, src)
+    def link(m):
+        target = m.group("target")
+        want = numbered_text(target, book) if target else None
+        if want is None or m.group("text") == want:
+            return m.group(0)  # a page or a section: the text is the prose's own
+        return f"[{want}]({m.group('file')}#{target})"
+
+    return LINK.sub(link, ROLE.sub(role, src))
 
 
 def _sync_figures(src, book, notes):
@@ -152,20 +200,21 @@ def _sync_figures(src, book, notes):
     return SHOW.sub(one, src)
 
 
-def sync_notebook(path: Path, book, write=True):
+def sync_notebook(path: Path, book, write=True, pages=None):
     """Bring one notebook's numbers in line with *book*; return (changed cells, notes)."""
+    pages = book_pages() if pages is None else pages
     nb = json.loads(path.read_text())
     cells = [(c["cell_type"], c["source"] if isinstance(c["source"], str) else "".join(c["source"])) for c in nb["cells"]]
     here = _labels_defined(cells)
     notes, changed = [], 0
     for cell, (kind, src) in zip(nb["cells"], cells):
         if kind == "markdown":
-            new = _sync_references(_sync_directives(src, book, notes), path.stem, here, book, notes)
+            new = _sync_references(_sync_directives(src, book, notes), path.stem, here, book, notes, pages)
         elif kind == "code":
             new = _sync_figures(src, book, notes)
             if "show_figure(" in new:  # captions are prose: their references too
                 new = re.sub(r'(caption=r""")(.*?)(""")',
-                             lambda mm: mm.group(1) + _sync_references(mm.group(2), path.stem, here, book, notes) + mm.group(3),
+                             lambda mm: mm.group(1) + _sync_references(mm.group(2), path.stem, here, book, notes, pages) + mm.group(3),
                              new, flags=re.S)
         else:
             continue
@@ -185,8 +234,9 @@ def main(argv=None):
         print("no built book: run `make book` first")
         return 2
     total, problems = 0, []
+    pages = book_pages()
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
-        changed, notes = sync_notebook(path, book, write=not check)
+        changed, notes = sync_notebook(path, book, write=not check, pages=pages)
         total += changed
         problems += notes
         if changed:

@@ -456,8 +456,9 @@ def test_tables_printed_by_cells_render_as_tables(built_book):
 # jupyterlab-myst numbers a notebook's statements, exercises, equations and figures 1, 2, ... by
 # itself (and gives lemmas, theorems and corollaries separate counters, where the book shares
 # one), and it cannot resolve a reference to another notebook.  So the sources carry the book's
-# numbers: `:enumerator:` on every numbered directive, `number=` on every show_figure, and an
-# explicit text on every reference JupyterLab cannot resolve.  Sphinx ignores them for numbering;
+# numbers: `:enumerator:` on every numbered directive, `number=` on every show_figure, and every
+# reference JupyterLab cannot resolve written as a Markdown link with the book's text (a role it
+# cannot resolve is also a console error).  Sphinx ignores them for numbering;
 # this test holds them to the numbers the built book prints (`python _ext/sync_numbers.py` writes
 # them after a change of numbering).
 
@@ -466,16 +467,31 @@ def _book_numbers_from_html():
     return ext_module("sync_numbers").book_numbers(HTML)
 
 
-def _source_numbering_problems(sources, num, eqno, titles, sections):
-    """Every place a source states a number or reference text that the book does not print."""
+def _source_numbering_problems(sources, num, eqno, titles, sections, pages):
+    """Every place a source states a number or reference text that the book does not print.
+
+    A reference JupyterLab cannot resolve (into another notebook, to a figure, which a code
+    cell's output makes, or to a page) must be a Markdown link to the file (and label) that holds
+    its target, and a link to a numbered target must read the book's number.
+    """
     problems = []
     opening = re.compile(r"^[ \t]*(`{3,}|:{3,})\s*\{(?P<name>[\w:-]+)\}", re.M)
+    link = re.compile(r"\[(?P<text>[^\[\]]*)\]\((?P<file>[\w-]+\.(?:ipynb|md))(?:#(?P<target>[\w-]+))?\)")
     for stem, cells in sources.items():
-        here = set()
+        here = set()  # the labels jupyterlab-myst resolves: those of this notebook's markdown cells
         for kind, src in cells:
-            here |= set(re.findall(r"^[ \t]*:label:\s*(\S+)", src, re.M))
-            here |= set(re.findall(r'show_figure\(\w+, "([\w-]+)"', src))
+            if kind == "markdown":
+                here |= set(re.findall(r"^[ \t]*:(?:label|name):\s*(\S+)", src, re.M))
+                here |= set(re.findall(r"^\(([\w-]+)\)=[ \t]*$", src, re.M))
         for kind, src in cells:
+            for m in link.finditer(src):
+                target, file = m.group("target"), m.group("file")
+                if not (ROOT / "chapters" / file).exists():
+                    problems.append(f"{stem}: a link to {file}, which is not a page of the book")
+                elif target and pages.get(target) != file:
+                    problems.append(f"{stem}: a link to {file}#{target}, which the book holds in {pages.get(target)}")
+                elif target and (num.get(target) or eqno.get(target)) not in (None, m.group("text")):
+                    problems.append(f"{stem}: {m.group(0)} says {m.group('text')!r}, the book {num.get(target) or eqno.get(target)!r}")
             if kind == "markdown":
                 if re.search(r"\$\$[ \t]*\([\w-]+\)", src):
                     problems.append(f"{stem}: a labelled $$ equation (JupyterLab numbers it by itself; use a math directive with :enumerator:)")
@@ -515,8 +531,11 @@ def _source_numbering_problems(sources, num, eqno, titles, sections):
                     want = num.get(target) or sections.get(target)
                 else:
                     want = num.get(target)
-                if not ex:
-                    if role == "doc" or role == "numref" or target not in here:
+                if role == "doc" or target not in here:
+                    problems.append(f"{stem}: {{{role}}}`{body}` must be a link [{want}]({pages.get(target.split('/')[-1] if role == 'doc' else target)}"
+                                    f"{'' if role == 'doc' else '#' + target}) (JupyterLab cannot resolve it, and says so on the console)")
+                elif not ex:
+                    if role == "numref":
                         problems.append(f"{stem}: {{{role}}}`{target}` needs the explicit text {want!r} (JupyterLab cannot resolve it)")
                 elif ex.group("text") != want:
                     problems.append(f"{stem}: {{{role}}}`{body}` says {ex.group('text')!r}, the book {want!r}")
@@ -534,17 +553,22 @@ def _sources():
 
 def test_sources_carry_the_books_numbers_for_jupyterlab(built_book):
     num, eqno, titles, sections = _book_numbers_from_html()
+    pages = ext_module("sync_numbers").book_pages(HTML)
     assert len(num) > 50 and len(eqno) > 30 and len(titles) > 10
     sources = _sources()
-    assert _source_numbering_problems(sources, num, eqno, titles, sections) == []
-    # The check can fail: a wrong enumerator, figure number, explicit title or a missing one.
+    assert _source_numbering_problems(sources, num, eqno, titles, sections, pages) == []
+    # The check can fail: a wrong enumerator, figure number or link text, a reference into
+    # another notebook written as a role, a link to the wrong page.
     stem, cells = "05_proofs", sources["05_proofs"]
+    thm = "[Theorem 3.4](03_main_results.ipynb#thm-3-4)"
+    assert any(thm in s for _, s in cells)
     planted = [
         [(k, s.replace(":enumerator: 5.4", ":enumerator: 5.7", 1)) for k, s in cells],
         [(k, re.sub(r'(show_figure\(\w+, "[\w-]+", number=")[^"]*"', r'\g<1>9.9"', s, count=1)) for k, s in cells],
-        [(k, s.replace("{prf:ref}`Theorem 3.4 <thm-3-4>`", "{prf:ref}`Theorem 3.5 <thm-3-4>`", 1)) for k, s in cells],
-        [(k, s.replace("{prf:ref}`Theorem 3.4 <thm-3-4>`", "{prf:ref}`thm-3-4`", 1)) for k, s in cells],
+        [(k, s.replace(thm, "[Theorem 3.5](03_main_results.ipynb#thm-3-4)", 1)) for k, s in cells],
+        [(k, s.replace(thm, "{prf:ref}`Theorem 3.4 <thm-3-4>`", 1)) for k, s in cells],
+        [(k, s.replace(thm, "[Theorem 3.4](02_setup.ipynb#thm-3-4)", 1)) for k, s in cells],
     ]
     for bad in planted:
         assert bad != cells
-        assert _source_numbering_problems({stem: bad}, num, eqno, titles, sections), "a planted slip went unseen"
+        assert _source_numbering_problems({stem: bad}, num, eqno, titles, sections, pages), "a planted slip went unseen"
