@@ -4,7 +4,8 @@
 tests check that the rows list exactly the paper's 70 labels (embedded below, and compared with
 the source itself when it is present next to the repository), that each row has a status from the
 allowed set and a link into the book, and that every `{prf:ref}`, `{eq}` and `{doc}` target used on
-the page exists in the chapters.
+the page, and every Markdown link into a chapter (``[Lemma 5.6](05_proofs.ipynb#lem-5-6)``, the
+form for another notebook, which JupyterLab can follow), exists in the chapters.
 """
 
 from __future__ import annotations
@@ -39,7 +40,16 @@ PAPER_LABELS = [
 # A status cell starts with one of these (the corrected form or the counterexample follows).
 STATUS = re.compile(r"^\*(as printed|not used)\*|^\*slip\* — corrected form|^\*false\* — counterexample")
 ROW = re.compile(r"^\|\s*(?P<num>[^|]*?)\s*\|\s*`(?P<label>[^`]+)`\s*\|\s*(?P<book>[^|]*?)\s*\|\s*(?P<status>[^|]*?)\s*\|\s*$")
-LINK = re.compile(r"\{(prf:ref|eq|doc)\}`([^`]+)`")
+LINK = re.compile(r"\{(prf:ref|eq|doc)\}`([^`]+)`|\[[^\[\]]*\]\(([\w-]+)\.(?:ipynb|md)(?:#([\w-]+))?\)")
+
+
+def _links(text):
+    """(role, target) of every reference in *text*: a role's, or a Markdown link's ("doc" for a page)."""
+    for role, body, page, label in LINK.findall(text):
+        if role:
+            yield role, _target(body)
+        else:
+            yield ("ref", label) if label else ("doc", page)
 
 
 def _markdown():
@@ -98,7 +108,7 @@ def test_page_lists_exactly_the_papers_labels():
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: r["label"])
 def test_row_has_status_and_counterpart(row):
     assert STATUS.match(row["status"]), f"{row['label']}: status {row['status'][:40]!r} not in the allowed set"
-    assert LINK.search(row["book"]), f"{row['label']}: no {{prf:ref}}, {{eq}} or {{doc}} link in {row['book']!r}"
+    assert LINK.search(row["book"]), f"{row['label']}: no {{prf:ref}}, {{eq}}, {{doc}} or chapter link in {row['book']!r}"
     assert row["num"], f"{row['label']}: no paper number"
 
 
@@ -106,8 +116,7 @@ def test_every_link_target_exists():
     labels = _book_labels()
     docs = {p.stem for p in (ROOT / "chapters").iterdir() if p.suffix in (".ipynb", ".md")}
     missing = []
-    for role, text in LINK.findall(_markdown()):
-        target = _target(text)
+    for role, target in _links(_markdown()):
         if role == "doc":
             if target not in docs:
                 missing.append(f"{{doc}}`{target}`")
@@ -121,3 +130,5 @@ def test_link_targets_check_can_fail():
     labels = _book_labels()
     assert {"thm-3-4", "lem-5-5", "eq-g", "lem-a-3", "eq-a-quantile"} <= labels
     assert "thm-3-9" not in labels
+    assert list(_links("[Lemma 5.6](05_proofs.ipynb#lem-5-6), [Proofs](05_proofs.ipynb), {eq}`(3.1) <eq-g>`")) == [
+        ("ref", "lem-5-6"), ("doc", "05_proofs"), ("eq", "eq-g")]
