@@ -7,7 +7,8 @@ the book's text in its place, from the table this module writes beside the exten
 and year that sphinxcontrib-bibtex's ``author_year`` style prints in the book, and the full
 reference that the book shows when the pointer rests on a citation.
 
-- ``{cite:p}`key1,key2``` reads ``[Dwork and Roth, 2014, Sheffet, 2017]``;
+- ``{cite:p}`key1,key2``` reads ``[Dwork and Roth, 2014, Sheffet, 2017]``, the keys in the
+  bibliography's order;
 - ``{cite:t}`key``` reads ``Dwork and Roth [2014]``;
 - names: one author's last name, two joined by "and", three or more (or "and others") the
   first's and "et al."; an entry without authors is named by its ``key`` field.
@@ -48,7 +49,8 @@ def names(entry) -> str:
 def citation_table(bib: Path | None = None) -> dict:
     """Map every key of *bib* (default: the repository's ``references.bib``) to its book texts.
 
-    Returns ``{key: {"names": ..., "year": ..., "full": ...}}``.
+    Returns ``{key: {"names": ..., "year": ..., "full": ..., "rank": ...}}`` (rank: the place in
+    the sorted bibliography).
     """
     from pybtex.database import parse_file
     from pybtex.plugin import find_plugin
@@ -56,14 +58,18 @@ def citation_table(bib: Path | None = None) -> dict:
     data = parse_file(str(bib or ROOT / "references.bib"))
     style = find_plugin("pybtex.style.formatting", "alpha")()
     full = {e.key: _plain(e.text) for e in style.format_entries(data.entries.values())}
+    # the bibliography's order (the style's sort: authors, year, title), in which the book lists
+    # the keys of one citation: {cite:p}`wu2017new,ding2020privacy` reads "[Ding et al., 2020, Wu et al., 2017]"
+    rank = {entry.key: i for i, entry in enumerate(style.sort(data.entries.values()))}
     return {
-        key: {"names": names(entry), "year": entry.fields.get("year", ""), "full": full[key]}
+        key: {"names": names(entry), "year": entry.fields.get("year", ""), "full": full[key], "rank": rank[key]}
         for key, entry in data.entries.items()
     }
 
 
 def cite_text(keys, role: str, table: dict) -> str:
     """What the book prints for ``{cite:<role>}`` of *keys*: the extension's rule, for tests."""
+    keys = sorted(keys, key=lambda k: table[k]["rank"])
     if role == "t":
         return ", ".join(f"{table[k]['names']} [{table[k]['year']}]" for k in keys)
     return "[" + ", ".join(f"{table[k]['names']}, {table[k]['year']}" for k in keys) + "]"

@@ -127,6 +127,52 @@ var _JUPYTERLAB;
     };
   }
 
+  // --- references within a notebook -------------------------------------------------------------
+  // jupyterlab-myst resolves a cell's {prf:ref}, {ref} and {eq} roles against the cells it has
+  // parsed so far (those with a `fragmentMDAST`), and a cell is parsed when it is first drawn.
+  // JupyterLab draws a notebook from the top, and only near the viewport, so a reference to a
+  // statement further down is "not found" (a console error each time the cell is drawn) until
+  // the reader has scrolled past the statement.  This plugin has every markdown cell of the
+  // notebook parsed before a cell is drawn, so that the first drawing resolves it.  It wraps the
+  // `render` method of jupyterlab-myst's markdown cell (jupyterlab-myst 2.7.0, pinned), found on
+  // the first cell that its content factory makes.
+  function parseAllFirst(proto) {
+    if (proto.__dpmaskParseAll || typeof proto.render !== "function" || typeof proto.updateFragmentMDAST !== "function") {
+      return;
+    }
+    var render = proto.render;
+    proto.render = function () {
+      var self = this;
+      var args = arguments;
+      var cells = (self.parent && self.parent.widgets) || [];
+      var pending = cells.filter(function (w) {
+        return w !== self && w.model && w.model.type === "markdown" && w.fragmentMDAST === undefined &&
+          typeof w.updateFragmentMDAST === "function";
+      });
+      return Promise.all(pending.map(function (w) { return w.updateFragmentMDAST(); }))
+        .catch(function (err) { console.warn(NAME + ": " + err); })
+        .then(function () { return render.apply(self, args); });
+    };
+    proto.__dpmaskParseAll = true;
+  }
+
+  function references(notebook) {
+    return {
+      id: NAME + ":references",
+      description: "Parses every markdown cell of a notebook before jupyterlab-myst draws one, so a reference further down resolves.",
+      autoStart: true,
+      requires: [notebook.NotebookPanel.IContentFactory],
+      activate: function (app, factory) {
+        var create = factory.createMarkdownCell;
+        factory.createMarkdownCell = function () {
+          var cell = create.apply(factory, arguments);
+          parseAllFirst(Object.getPrototypeOf(cell));
+          return cell;
+        };
+      }
+    };
+  }
+
   // --- citations ----------------------------------------------------------------------------
   // jupyterlab-myst has no bibliography: a {cite:p}/{cite:t} role shows its bib key, marked
   // "Citation Not Found".  The book's text goes in its place ("[Dwork and Roth, 2014]", "Balle
@@ -149,33 +195,43 @@ var _JUPYTERLAB;
     if (!known) {
       return null;
     }
-    var parts = keys.map(function (k) {
+    var ordered = keys.slice().sort(function (a, b) { return table[a].rank - table[b].rank; });  // the bibliography's order
+    var parts = ordered.map(function (k) {
       var e = table[k];
       return narrative ? e.names + " [" + e.year + "]" : e.names + ", " + e.year;
     });
     node.textContent = narrative ? parts.join(", ") : "[" + parts.join(", ") + "]";
-    node.title = keys.map(function (k) { return table[k].full; }).join("\n");
+    node.title = ordered.map(function (k) { return table[k].full; }).join("\n");
     node.setAttribute("data-keys", keys.join(","));
     return node;
   }
 
   function fixCitations(root, table) {
-    // drop a text whose citation jupyterlab-myst has re-rendered or removed
-    root.querySelectorAll("." + CITE).forEach(function (node) {
-      var source = node.previousSibling;
-      if (!source || source.nodeType !== 1 || !source.hidden || citeKeys(source).join(",") !== node.getAttribute("data-keys")) {
-        node.remove();
-      }
-    });
+    var groups = [];
     root.querySelectorAll(NOT_FOUND).forEach(function (span) {
       var group = span.parentElement && span.parentElement.classList.contains("cite-group") ? span.parentElement : span;
-      if (group.hidden) {
+      if (groups.indexOf(group) < 0) {
+        groups.push(group);
+      }
+    });
+    groups.forEach(function (group) {
+      var keys = citeKeys(group);
+      var next = group.nextSibling;
+      if (next && next.nodeType === 1 && next.classList.contains(CITE) && next.getAttribute("data-keys") === keys.join(",")) {
+        group.hidden = true;
         return;
       }
-      var node = citeNode(citeKeys(group), group.classList.contains("narrative"), table);
+      var node = citeNode(keys, group.classList.contains("narrative"), table);
+      group.hidden = !!node;  // a key the table lacks stays as jupyterlab-myst shows it
       if (node) {
-        group.hidden = true;
         group.parentNode.insertBefore(node, group.nextSibling);
+      }
+    });
+    // drop a text whose citation jupyterlab-myst has re-drawn with other keys, or removed
+    root.querySelectorAll("." + CITE).forEach(function (node) {
+      var source = node.previousSibling;
+      if (!source || source.nodeType !== 1 || groups.indexOf(source) < 0 || citeKeys(source).join(",") !== node.getAttribute("data-keys")) {
+        node.remove();
       }
     });
   }
@@ -226,7 +282,7 @@ var _JUPYTERLAB;
         return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
       }
       return Promise.all([shared("@jupyterlab/notebook"), shared("@jupyterlab/coreutils")]).then(function (mods) {
-        var exports = { default: [plugin(mods[0]), citations(mods[1])] };
+        var exports = { default: [plugin(mods[0]), references(mods[0]), citations(mods[1])] };
         Object.defineProperty(exports, "__esModule", { value: true });
         return function () { return exports; };
       });
