@@ -127,6 +127,38 @@ var _JUPYTERLAB;
     };
   }
 
+  // --- The explorers for screen readers (issue 24) ------------------------------------------
+  // The book's page script for the explorers (_static/dpmask-explorers-a11y.js: names each slider
+  // handle and its value, makes the numbers a live region, gives the plot a text alternative) is
+  // one source for both hosts: _ext/jupyterlab/install.py copies it beside this file, and this
+  // plugin adds it to JupyterLab's page when JupyterLab starts.  Its URL is the extensions' URL
+  // from the page config (PageConfig, of @jupyterlab/coreutils in the share scope: the URL the
+  // server gave this very file).  It reads and writes only ipywidgets' DOM.
+  var EXPLORERS_A11Y = "dpmask-explorers-a11y.js";
+
+  function explorersA11y() {
+    return {
+      id: NAME + ":explorers-a11y",
+      description: "Names the explorers' sliders, announces their numbers and describes their plots for screen readers.",
+      autoStart: true,
+      activate: function () {
+        return shared("@jupyterlab/coreutils").then(function (coreutils) {
+          if (document.querySelector("script[data-dpmask='" + EXPLORERS_A11Y + "']")) {
+            return;
+          }
+          var url = coreutils.URLExt.join(coreutils.PageConfig.getOption("fullLabextensionsUrl"), NAME, "static", EXPLORERS_A11Y);
+          var script = document.createElement("script");
+          script.src = url;
+          script.async = true;
+          script.setAttribute("data-dpmask", EXPLORERS_A11Y);
+          script.onerror = function () { console.warn(NAME + ": " + url + " did not load"); };
+          document.head.appendChild(script);
+        }).catch(function (err) { console.warn(NAME + ": " + err); });
+      }
+    };
+  }
+  // --- end of the explorers' block ------------------------------------------------------------
+
   _JUPYTERLAB = _JUPYTERLAB || {};
   _JUPYTERLAB[NAME] = {
     init: function (shareScope) {
@@ -137,7 +169,7 @@ var _JUPYTERLAB;
         return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
       }
       return shared("@jupyterlab/notebook").then(function (notebook) {
-        var exports = { default: [plugin(notebook)] };
+        var exports = { default: [plugin(notebook), explorersA11y()] };
         Object.defineProperty(exports, "__esModule", { value: true });
         return function () { return exports; };
       });
