@@ -13,7 +13,7 @@ JB_FLAGS := -W -n --keep-going
 # The last step installs JupyterLab's side of the live book (an editable install skips data
 # files): the dpmask-live extension and its page config (_ext/jupyterlab/install.py; Binder's
 # postBuild runs the same).
-$(STAMP): pyproject.toml _ext/jupyterlab/labextension/static/remoteEntry.js _ext/jupyterlab/labextension/package.json _ext/jupyterlab/page_config.json _ext/jupyterlab/install.py _ext/jupyterlab/citations.py references.bib
+$(STAMP): pyproject.toml _static/dpmask-explorers-a11y.js _ext/jupyterlab/labextension/static/remoteEntry.js _ext/jupyterlab/labextension/package.json _ext/jupyterlab/page_config.json _ext/jupyterlab/install.py _ext/jupyterlab/citations.py references.bib
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[book,test,scale]'

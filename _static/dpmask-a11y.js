@@ -13,11 +13,8 @@
  *   is named by what it shows.
  * - scrollable-region-focusable: a code block that scrolls sideways gets a tab stop when a
  *   dropdown opens (the theme gives one only to what scrolls when the page loads).
- * - the explorers (ipywidgets' static HTML manager): each slider handle (role="slider") is named
- *   after its description and the longer name the package gives it (its tooltip: "ε, privacy
- *   loss", "n, rows of the table"), its value text is the number shown beside it (a log slider's
- *   own value text is the exponent), the numbers panel is a polite live region, so a change is
- *   read out, and the plot (an <img>) has a text alternative naming the setting it shows.
+ * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
+ *   the HTML book and JupyterLab (the dpmask-live extension loads it there).
  */
 (function () {
   "use strict";
@@ -84,92 +81,10 @@
     }
   }
 
-  // --- the explorers -----------------------------------------------------------------------
-
-  function sliderName(slider) {
-    const label = slider.querySelector("label.widget-label");
-    const short = text(label);
-    const long = label && label.title ? label.title : "";
-    return long || short || "value";
-  }
-
-  function sliderValue(slider) {
-    const readout = slider.querySelector(".widget-readout");
-    return text(readout);
-  }
-
-  function nameSlider(slider) {
-    const handle = slider.querySelector("[role='slider']");
-    if (!handle) {
-      return;
-    }
-    const name = sliderName(slider);
-    if (handle.getAttribute("aria-label") !== name) {
-      handle.setAttribute("aria-label", name);
-    }
-    const value = sliderValue(slider);
-    if (value && handle.getAttribute("aria-valuetext") !== value) {
-      handle.setAttribute("aria-valuetext", value);
-    }
-    if (!handle.__dpmaskWatched) {
-      handle.__dpmaskWatched = true;
-      // noUiSlider rewrites aria-valuetext on every move (a log slider's exponent): put the shown value back
-      new MutationObserver(function () {
-        const shown = sliderValue(slider);
-        if (shown && handle.getAttribute("aria-valuetext") !== shown) {
-          handle.setAttribute("aria-valuetext", shown);
-        }
-      }).observe(handle, { attributes: true, attributeFilter: ["aria-valuetext", "aria-valuenow"] });
-      const readout = slider.querySelector(".widget-readout");
-      if (readout) {
-        new MutationObserver(function () {
-          nameSlider(slider);
-          later();  // the plot's text alternative names the new value
-        }).observe(readout, { childList: true, characterData: true, subtree: true });
-      }
-    }
-  }
-
-  // An explorer's plot (ipywidgets' Image has no alt, and its tooltip breaks on a widget without a
-  // description): what it shows, at the setting its sliders show.
-  function plotText(img) {
-    const box = img.closest(".widget-vbox");
-    const setting = box
-      ? Array.from(box.querySelectorAll(".widget-slider, .widget-dropdown")).map(function (control) {
-          const label = text(control.querySelector("label.widget-label"));
-          const select = control.querySelector("select");
-          const value = select ? text(select.options[select.selectedIndex]) : sliderValue(control);
-          return label + " = " + value;
-        })
-      : [];
-    return "Plot of the explorer" + (setting.length ? " at " + setting.join(", ") : "") +
-      ": the curves behind the numbers in the table above, with the current setting marked.";
-  }
-
-  function fixWidgets(root) {
-    for (const slider of root.querySelectorAll(".widget-slider")) {
-      nameSlider(slider);
-    }
-    for (const content of root.querySelectorAll(".widget-vbox > .widget-html > .widget-html-content")) {
-      // an explorer's numbers: read out when they change
-      if (!content.hasAttribute("aria-live")) {
-        content.setAttribute("aria-live", "polite");
-        content.setAttribute("aria-atomic", "true");
-      }
-    }
-    for (const img of root.querySelectorAll("img.widget-image")) {
-      const alt = plotText(img);
-      if (img.getAttribute("alt") !== alt) {
-        img.setAttribute("alt", alt);
-      }
-    }
-  }
-
   function fixAll() {
     nameSummaries(document);
     matchNamesToText(document);
     focusScrollables(document);
-    fixWidgets(document);
   }
 
   let pending = false;
@@ -185,7 +100,7 @@
 
   function start() {
     fixAll();
-    // the widget manager draws the explorers, and sphinx-togglebutton its buttons, after the page has loaded
+    // sphinx-togglebutton draws its buttons after the page has loaded
     // (and the theme's tooltips set aria-label again): fix what they add or rename
     new MutationObserver(function (records) {
       for (const r of records) {

@@ -57,13 +57,16 @@ async ([tags, only, promoted]) => {
 """
 
 
-def axe_violations(page, opened_only=False):
+def axe_violations(page, opened_only=False, within=None):
     """The axe-core violations of the page as it is now: [{id, impact, help, nodes: [...]}].
 
-    *opened_only*: only within the elements :func:`set_dropdowns` opened.
+    *opened_only*: only within the elements :func:`set_dropdowns` opened.  *within*: only within
+    the elements matching this CSS selector (tests/test_live_a11y.py: the explorers' output areas
+    in JupyterLab, whose own interface is not the book's).
     """
     _inject(page)
-    return page.evaluate(_RUN, [TAGS, "[data-a11y-opened]" if opened_only else None, {r: {"enabled": True} for r in PROMOTED}])
+    only = within or ("[data-a11y-opened]" if opened_only else None)
+    return page.evaluate(_RUN, [TAGS, only, {r: {"enabled": True} for r in PROMOTED}])
 
 
 def describe(violations, limit=3):
@@ -107,13 +110,13 @@ _DROPDOWNS = """
 def set_dropdowns(page, open_):
     """Open (or close) every dropdown on the page; return how many changed."""
     changed = page.evaluate(_DROPDOWNS, bool(open_))
-    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js: 30 ms)
+    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js and dpmask-explorers-a11y.js: 30 ms)
     page.evaluate("() => new Promise(r => setTimeout(r, 300))")
     return changed
 
 
 def wait_for_explorers(page, timeout=30000):
-    """Wait until every slider drawn by the widget manager has been named by _static/dpmask-a11y.js."""
+    """Wait until every slider drawn by the widget manager has been named by _static/dpmask-explorers-a11y.js."""
     if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
         page.wait_for_selector(".widget-slider [role='slider']", timeout=timeout)
         page.wait_for_function(

@@ -7,8 +7,9 @@ nothing, so here axe runs on small planted pages: each slip the issue named (an 
 alternative text, a link of too little contrast inside a coloured box, an unnamed slider, an
 icon-only expand toggle, a button whose name leaves out its visible text, a deprecated role on
 the bibliography, a slip hidden in a closed dropdown) must be reported, and the same page with
-the book's fix (``_static/dpmask-a11y.js``, ``_ext/a11y_markup.py``) must pass.  The
-statement of what is tested is the page chapters/accessibility.md.
+the book's fix (``_static/dpmask-a11y.js``, ``_static/dpmask-explorers-a11y.js``,
+``_ext/a11y_markup.py``) must pass.  The statement of what is tested is the page
+chapters/accessibility.md.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from _ext_import import ext_module
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-SCRIPT = (ROOT / "_static" / "dpmask-a11y.js").read_text(encoding="utf-8")
+# the page scripts the book adds to every page: the theme's fixes and the explorers' (one source with JupyterLab)
+SCRIPT = "\n".join((ROOT / "_static" / name).read_text(encoding="utf-8") for name in ("dpmask-a11y.js", "dpmask-explorers-a11y.js"))
 
 
 @pytest.fixture(scope="module")

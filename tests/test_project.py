@@ -219,3 +219,22 @@ def test_notebooks_committed_without_outputs():
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 assert not cell.get("outputs"), f"{nb_path.name} has stored outputs"
+
+
+def test_jupyterlab_gets_the_books_explorer_script_from_its_one_source(tmp_path):
+    """install.py puts _static/dpmask-explorers-a11y.js, byte for byte, beside the extension's entry,
+    whose plugin loads it by that name; the Makefile reinstalls when the script changes."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dpmask_lab_install", ROOT / "_ext" / "jupyterlab" / "install.py")
+    install = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(install)
+    written = install.install(tmp_path)
+    source = ROOT / "_static" / "dpmask-explorers-a11y.js"
+    copied = tmp_path / "share" / "jupyter" / "labextensions" / "dpmask-live" / "static" / source.name
+    assert copied in written and copied.read_bytes() == source.read_bytes()
+    entry = (copied.parent / "remoteEntry.js").read_text(encoding="utf-8")
+    assert f'"{source.name}"' in entry and "explorersA11y()" in entry
+    assert not list((ROOT / "_ext" / "jupyterlab").rglob(source.name)), "a second, hand-kept copy"
+    stamp = re.search(r"^\$\(STAMP\):(.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert "_static/dpmask-explorers-a11y.js" in stamp.split()

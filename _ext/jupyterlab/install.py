@@ -5,9 +5,15 @@ Copies the ``dpmask-live`` extension (``labextension/``: it evaluates a markdown
 ``<prefix>/share/jupyter/labextensions/dpmask-live`` and merges ``page_config.json`` (which
 switches off jupyterlab-myst's own executor, which reads the expressions from the cell's last
 rendering and so finds none while Run All outpaces the rendering) into
-``<prefix>/etc/jupyter/labconfig/page_config.json``.  Beside the extension it writes
-``static/citations.json``, the book's citation texts made from ``references.bib``
-(``citations.py``), which the extension shows where jupyterlab-myst would show a bib key.
+``<prefix>/etc/jupyter/labconfig/page_config.json``.  Into the installed extension's ``static/``
+it also writes
+
+- ``citations.json``, the book's citation texts made from ``references.bib`` (``citations.py``),
+  which the extension shows where jupyterlab-myst would show a bib key;
+- a copy of the book's page script for the explorers, ``_static/dpmask-explorers-a11y.js``
+  (screen-reader names, value texts, a live region for the numbers, the plot's text
+  alternative), which the extension's ``explorers-a11y`` plugin loads: one source for the HTML
+  book and JupyterLab, no second copy in this folder.
 
 An editable install (``pip install -e .``, what the Makefile and environment.yml do) does not
 install setuptools data files, so the Makefile runs this after pip, and Binder's ``postBuild``
@@ -25,11 +31,12 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+EXPLORERS_A11Y = HERE.parents[1] / "_static" / "dpmask-explorers-a11y.js"
 NAME = "dpmask-live"
 
 
 def install(prefix: Path) -> list[Path]:
-    """Copy the extension and merge the page config under ``prefix``; return the files written."""
+    """Copy the extension (with the explorers' page script) and merge the page config under ``prefix``; return the files written."""
     prefix = Path(prefix)
     target = prefix / "share" / "jupyter" / "labextensions" / NAME
     if target.exists():
@@ -42,6 +49,7 @@ def install(prefix: Path) -> list[Path]:
     finally:
         sys.path.remove(str(HERE))
     citations.write(target / "static" / "citations.json")
+    shutil.copy2(EXPLORERS_A11Y, target / "static" / EXPLORERS_A11Y.name)
     config = prefix / "etc" / "jupyter" / "labconfig" / "page_config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     current = json.loads(config.read_text()) if config.exists() else {}

@@ -82,8 +82,9 @@ def panel(rows, values, note=""):
     """The HTML table of *rows* (label, key): each value ``values[key]`` in a cell with data-key for tests.
 
     The table is a status region (``role="status"``), so a screen reader reads the new numbers
-    when a slider moves (the book's ``_static/dpmask-a11y.js`` also makes the panel's container
-    a polite live region, which outlives the table that ipywidgets replaces on each update).
+    when a slider moves (the book's ``_static/dpmask-explorers-a11y.js``, in the HTML book and in
+    JupyterLab, also makes the panel's container a polite live region, which outlives the table
+    that ipywidgets replaces on each update).
     """
     cells = "".join(
         f"<tr><td style='padding-right:1em'>{label}</td>"
@@ -137,8 +138,9 @@ def _layout(width):
 
 
 # What a screen reader says for a slider, after its one-letter label: the quantity and its unit.
-# ipywidgets shows it as the label's tooltip; the book's _static/dpmask-a11y.js names the slider's
-# handle (role="slider") with it and gives the handle the shown number as its value text.
+# ipywidgets shows it as the label's tooltip; the book's _static/dpmask-explorers-a11y.js (in the
+# HTML book and in JupyterLab) names the slider's handle (role="slider") with it and gives the
+# handle the shown number as its value text.
 SLIDER_NAMES = {
     "ε": "ε, privacy loss (no unit)",
     "δ": "δ, failure probability (no unit)",

@@ -1,7 +1,14 @@
-// dpmask-live: the executor of the book's {eval} expressions in JupyterLab (issue 22).
+// dpmask-live: JupyterLab's side of the live book (issues 22 and 24).  Four plugins:
 //
-// jupyterlab-myst evaluates a markdown cell's inline expressions when the cell is run, but it
-// takes the list of expressions from the cell's last *rendering* (cell.mystModel.mdast), which an
+// - executor: the book's {eval} expressions, evaluated from the cell's source (below);
+// - references: every markdown cell parsed before jupyterlab-myst draws one, so that a
+//   reference to a statement further down the notebook resolves;
+// - citations: a citation reads as the book prints it, where jupyterlab-myst shows a bib key;
+// - explorers-a11y: the book's page script for the explorers (screen-reader names, value texts,
+//   a live region, the plot's text alternative), loaded from beside this file.
+//
+// The executor.  jupyterlab-myst evaluates a markdown cell's inline expressions when the cell is
+// run, but it takes the list of expressions from the cell's last *rendering* (cell.mystModel.mdast), which an
 // asynchronous whole-notebook render fills in some time after the notebook opens.  During Run All
 // on a busy machine most cells have not been through that render yet: the executor finds no
 // expression, deletes the cell's stored results, and the page shows each expression as code.
@@ -12,7 +19,8 @@
 // disabled by _ext/jupyterlab/page_config.json, so the two cannot overwrite each other.
 //
 // Hand-written as a webpack module-federation container (the form JupyterLab loads): it shares
-// no code of its own and takes @jupyterlab/notebook from JupyterLab's share scope.
+// no code of its own and takes @jupyterlab/notebook and @jupyterlab/coreutils from JupyterLab's
+// share scope.
 var _JUPYTERLAB;
 (function () {
   "use strict";
@@ -272,6 +280,38 @@ var _JUPYTERLAB;
     };
   }
 
+  // --- The explorers for screen readers (issue 24) ------------------------------------------
+  // The book's page script for the explorers (_static/dpmask-explorers-a11y.js: names each slider
+  // handle and its value, makes the numbers a live region, gives the plot a text alternative) is
+  // one source for both hosts: _ext/jupyterlab/install.py copies it beside this file, and this
+  // plugin adds it to JupyterLab's page when JupyterLab starts.  Its URL is the extensions' URL
+  // from the page config (PageConfig, of @jupyterlab/coreutils in the share scope: the URL the
+  // server gave this very file).  It reads and writes only ipywidgets' DOM.
+  var EXPLORERS_A11Y = "dpmask-explorers-a11y.js";
+
+  function explorersA11y() {
+    return {
+      id: NAME + ":explorers-a11y",
+      description: "Names the explorers' sliders, announces their numbers and describes their plots for screen readers.",
+      autoStart: true,
+      activate: function () {
+        return shared("@jupyterlab/coreutils").then(function (coreutils) {
+          if (document.querySelector("script[data-dpmask='" + EXPLORERS_A11Y + "']")) {
+            return;
+          }
+          var url = coreutils.URLExt.join(coreutils.PageConfig.getOption("fullLabextensionsUrl"), NAME, "static", EXPLORERS_A11Y);
+          var script = document.createElement("script");
+          script.src = url;
+          script.async = true;
+          script.setAttribute("data-dpmask", EXPLORERS_A11Y);
+          script.onerror = function () { console.warn(NAME + ": " + url + " did not load"); };
+          document.head.appendChild(script);
+        }).catch(function (err) { console.warn(NAME + ": " + err); });
+      }
+    };
+  }
+  // --- end of the explorers' block ------------------------------------------------------------
+
   _JUPYTERLAB = _JUPYTERLAB || {};
   _JUPYTERLAB[NAME] = {
     init: function (shareScope) {
@@ -282,7 +322,7 @@ var _JUPYTERLAB;
         return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
       }
       return Promise.all([shared("@jupyterlab/notebook"), shared("@jupyterlab/coreutils")]).then(function (mods) {
-        var exports = { default: [plugin(mods[0]), references(mods[0]), citations(mods[1])] };
+        var exports = { default: [plugin(mods[0]), references(mods[0]), citations(mods[1]), explorersA11y()] };
         Object.defineProperty(exports, "__esModule", { value: true });
         return function () { return exports; };
       });
