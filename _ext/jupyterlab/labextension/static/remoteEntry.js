@@ -2,7 +2,8 @@
 //
 // - executor: the book's {eval} expressions, evaluated from the cell's source (below);
 // - references: every markdown cell parsed before jupyterlab-myst draws one, so that a
-//   reference to a statement further down the notebook resolves;
+//   reference to a statement further down the notebook resolves (and a cell's rendered input
+//   attached at once, which JupyterLab's cell toolbar measures);
 // - citations: a citation reads as the book prints it, where jupyterlab-myst shows a bib key;
 // - explorers-a11y: the book's page script for the explorers (screen-reader names, value texts,
 //   a live region, the plot's text alternative), loaded from beside this file.
@@ -152,6 +153,14 @@ var _JUPYTERLAB;
     proto.render = function () {
       var self = this;
       var args = arguments;
+      // JupyterLab's cell toolbar measures the active markdown cell's rendered input as soon as
+      // the cell counts as rendered; jupyterlab-myst attaches that input only at the end of its
+      // asynchronous render, so a cell made active in between (Run All walks through every cell)
+      // threw "Cannot read properties of undefined (reading 'node')".  Attach it now (empty
+      // until drawn; attaching it again at the end is harmless).
+      if (self.inputArea && !self.inputArea.renderedInput && self._mystWidget) {
+        self.inputArea.renderInput(self._mystWidget);
+      }
       var cells = (self.parent && self.parent.widgets) || [];
       var pending = cells.filter(function (w) {
         return w !== self && w.model && w.model.type === "markdown" && w.fragmentMDAST === undefined &&
