@@ -2,8 +2,8 @@
 //
 // - executor: the book's {eval} expressions, evaluated from the cell's source (below);
 // - references: every markdown cell parsed before jupyterlab-myst draws one, so that a
-//   reference to a statement further down the notebook resolves (and a cell's rendered input
-//   attached at once, which JupyterLab's cell toolbar measures);
+//   reference to a statement further down the notebook resolves (and JupyterLab's cell toolbar
+//   finds an empty input, not none, in a cell jupyterlab-myst has not drawn yet);
 // - citations: a citation reads as the book prints it, where jupyterlab-myst shows a bib key;
 // - explorers-a11y: the book's page script for the explorers (screen-reader names, value texts,
 //   a live region, the plot's text alternative), loaded from beside this file.
@@ -145,6 +145,25 @@ var _JUPYTERLAB;
   // notebook parsed before a cell is drawn, so that the first drawing resolves it.  It wraps the
   // `render` method of jupyterlab-myst's markdown cell (jupyterlab-myst 2.7.0, pinned), found on
   // the first cell that its content factory makes.
+  var EMPTY_INPUT = null;  // made on first use (this file is also loaded by node, for tests)
+
+  function emptyUntilRendered(area) {
+    if (!area || area.__dpmaskEmptyUntilRendered) {
+      return;
+    }
+    Object.defineProperty(area, "renderedInput", {
+      configurable: true,
+      get: function () {
+        if (this._rendered) {
+          return this._rendered;
+        }
+        EMPTY_INPUT = EMPTY_INPUT || { node: document.createElement("div") };
+        return EMPTY_INPUT;
+      }
+    });
+    area.__dpmaskEmptyUntilRendered = true;
+  }
+
   function parseAllFirst(proto) {
     if (proto.__dpmaskParseAll || typeof proto.render !== "function" || typeof proto.updateFragmentMDAST !== "function") {
       return;
@@ -156,11 +175,11 @@ var _JUPYTERLAB;
       // JupyterLab's cell toolbar measures the active markdown cell's rendered input as soon as
       // the cell counts as rendered; jupyterlab-myst attaches that input only at the end of its
       // asynchronous render, so a cell made active in between (Run All walks through every cell)
-      // threw "Cannot read properties of undefined (reading 'node')".  Attach it now (empty
-      // until drawn; attaching it again at the end is harmless).
-      if (self.inputArea && !self.inputArea.renderedInput && self._mystWidget) {
-        self.inputArea.renderInput(self._mystWidget);
-      }
+      // threw "Cannot read properties of undefined (reading 'node')".  Until the input is
+      // attached, the toolbar (the only reader of `renderedInput` in JupyterLab) finds an empty
+      // one, which it measures as not overlapping.  (Attaching the real one early instead left
+      // some cells blank: jupyterlab-myst must attach it itself.)
+      emptyUntilRendered(self.inputArea);
       var cells = (self.parent && self.parent.widgets) || [];
       var pending = cells.filter(function (w) {
         return w !== self && w.model && w.model.type === "markdown" && w.fragmentMDAST === undefined &&
