@@ -37,9 +37,10 @@ their metadata.
 
 What JupyterLab 4 undoes when it runs a cell (its own code, not configurable): running a code cell
 opens its outputs (``CodeCell.execute`` sets ``outputHidden = false``; the source stays
-collapsed), and running a markdown cell opens it.  So the collapse holds for a notebook as opened
-(stored, or executed as Binder may open it); after Run All a solution's printed results and its
-solution-only markdown cells show (tests/test_live_hidden.py checks the opened state).
+collapsed), and running a markdown cell opens it.  The book's JupyterLab extension (``dpmask-live``,
+its ``collapsed`` plugin) closes both again after the run: a code cell's outputs if they were
+collapsed when the run was scheduled, and a markdown cell that starts with :data:`MARKDOWN_LABEL`.
+tests/test_live_hidden.py checks the notebook as opened, tests/test_live.py after Run All.
 """
 
 from __future__ import annotations

@@ -163,3 +163,16 @@ def test_a_planted_out_of_step_cell_fails(tmp_path):
     bad["cells"][i_plain]["metadata"]["tags"] = ["hide-input"]
     fixed, changed = cv.apply(bad)
     assert changed == [i_plain] and fixed["cells"][i_plain]["metadata"]["jupyter"] == {"source_hidden": True}
+
+
+def test_jupyterlab_extension_knows_a_solution_text_cell_by_its_label():
+    # dpmask-live closes again, after a run, a markdown cell that starts with this module's label
+    # for a solution's text (JupyterLab opens every markdown cell it runs): the two must agree.
+    cv = ext_module("cell_visibility")
+    js = (ROOT / "_ext" / "jupyterlab" / "labextension" / "static" / "remoteEntry.js").read_text()
+    m = re.search(r"var SOLUTION_TEXT = /(.+)/;", js)
+    assert m, "remoteEntry.js no longer defines SOLUTION_TEXT"
+    pattern = re.compile(m.group(1))
+    assert pattern.match(cv.MARKDOWN_LABEL.format("6.2") + "\nThe data now have")
+    assert not pattern.match(cv.CODE_LABEL.format("6.2"))
+    assert not pattern.match("The slope is " + cv.MARKDOWN_LABEL.format("6.2"))

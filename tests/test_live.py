@@ -401,6 +401,11 @@ def test_chapter_runs_in_jupyterlab_as_the_book_shows_it(path, lab, browser, boo
                                          check_digits=path.stem not in FRESH_NUMBERS)
         _report("run-all" + (" under load" if path.stem in HOG_CHAPTERS else ""), path.stem, rendered, expected)
 
+        # what the notebook stores collapsed (the book hides it: checks, a solution's code, results
+        # and text) is still collapsed after Run All, which opens every cell it runs (dpmask-live)
+        opened = _opened_after_run(page, path)
+        assert not opened, f"{path.name}: collapsed cells opened by Run All: {opened[:8]}"
+
         # explorers: one slider moved, the explorer's display changes
         explorers = page.evaluate("() => Array.from(document.querySelectorAll('.jp-OutputArea-output > .widget-vbox, "
                                   ".jp-OutputArea-output > .jupyter-widgets.widget-container')).length")
@@ -436,6 +441,22 @@ def test_executed_notebook_shows_the_book_before_any_run(path, lab, browser, boo
         assert not problems, f"{path.name}: console errors:\n" + "\n".join(p[:300] for p in problems[:10])
     finally:
         _shutdown(page, context)
+
+
+def _opened_after_run(page, path):
+    """Cells the chapter stores collapsed (``jupyter`` metadata) that show their outputs or text now."""
+    stored = [c.get("metadata", {}).get("jupyter", {}) for c in json.loads(path.read_text())["cells"]]
+    shown = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets.map("
+                          "c => ({type: c.model.type, outputHidden: c.model.type === 'code' ? c.outputHidden : null,"
+                          " inputHidden: c.inputHidden}))")
+    assert len(shown) == len(stored)
+    opened = []
+    for k, (want, now) in enumerate(zip(stored, shown)):
+        if now["type"] == "code" and want.get("outputs_hidden") and not now["outputHidden"]:
+            opened.append(f"cell {k}: outputs")
+        if now["type"] == "markdown" and want.get("source_hidden") and not now["inputHidden"]:
+            opened.append(f"cell {k}: text")
+    return opened
 
 
 SNAPSHOT = """(k) => {

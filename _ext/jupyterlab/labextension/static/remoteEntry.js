@@ -1,6 +1,7 @@
-// dpmask-live: JupyterLab's side of the live book (issues 22 and 24).  Four plugins:
+// dpmask-live: JupyterLab's side of the live book (issues 22 and 24).  Five plugins:
 //
 // - executor: the book's {eval} expressions, evaluated from the cell's source (below);
+// - collapsed: what the book hides and the notebook stores collapsed stays collapsed when run;
 // - references: every markdown cell parsed before jupyterlab-myst draws one, so that a
 //   reference to a statement further down the notebook resolves (and JupyterLab's cell toolbar
 //   finds an empty input, not none, in a cell jupyterlab-myst has not drawn yet);
@@ -131,6 +132,44 @@ var _JUPYTERLAB;
               console.warn(NAME + ": " + err);
             }
           });
+        });
+      }
+    };
+  }
+
+  // --- collapsed stays collapsed --------------------------------------------------------------
+  // The chapters store the cells the book hides collapsed (_ext/cell_visibility.py: the checks'
+  // and plotting code, a solution's code and results, a solution's text).  JupyterLab opens a
+  // code cell's outputs when it runs it, and a markdown cell when it runs it, so after Run All a
+  // solution's printed results and text were in plain view.  This plugin closes again what was
+  // closed: a code cell's outputs if they were collapsed when the run was scheduled, and a
+  // markdown cell that is a solution's text only (it starts with "% Solution to Exercise N",
+  // cell_visibility's label for such a cell).  A click opens either, as before.
+  var SOLUTION_TEXT = /^% Solution to Exercise \S+/;
+
+  function collapsed(notebook) {
+    return {
+      id: NAME + ":collapsed",
+      description: "Keeps the cells the book hides collapsed when they run.",
+      autoStart: true,
+      activate: function () {
+        var keep = new WeakSet();
+        notebook.NotebookActions.executionScheduled.connect(function (_, args) {
+          if (args.cell.model.type === "code" && args.cell.outputHidden) {
+            keep.add(args.cell);
+          }
+        });
+        notebook.NotebookActions.executed.connect(function (_, args) {
+          var cell = args.cell;
+          if (cell.isDisposed) {
+            return;
+          }
+          if (cell.model.type === "code" && keep.has(cell)) {
+            keep.delete(cell);
+            cell.outputHidden = true;
+          } else if (cell.model.type === "markdown" && SOLUTION_TEXT.test(cell.model.sharedModel.getSource())) {
+            cell.inputHidden = true;
+          }
         });
       }
     };
@@ -350,7 +389,7 @@ var _JUPYTERLAB;
         return Promise.reject(new Error(NAME + ': module "' + module + '" does not exist'));
       }
       return Promise.all([shared("@jupyterlab/notebook"), shared("@jupyterlab/coreutils")]).then(function (mods) {
-        var exports = { default: [plugin(mods[0]), references(mods[0]), citations(mods[1]), explorersA11y()] };
+        var exports = { default: [plugin(mods[0]), collapsed(mods[0]), references(mods[0]), citations(mods[1]), explorersA11y()] };
         Object.defineProperty(exports, "__esModule", { value: true });
         return function () { return exports; };
       });
