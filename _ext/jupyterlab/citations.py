@@ -67,14 +67,6 @@ def citation_table(bib: Path | None = None) -> dict:
     }
 
 
-def cite_text(keys, role: str, table: dict) -> str:
-    """What the book prints for ``{cite:<role>}`` of *keys*: the extension's rule, for tests."""
-    keys = sorted(keys, key=lambda k: table[k]["rank"])
-    if role == "t":
-        return ", ".join(f"{table[k]['names']} [{table[k]['year']}]" for k in keys)
-    return "[" + ", ".join(f"{table[k]['names']}, {table[k]['year']}" for k in keys) + "]"
-
-
 def write(target: Path, bib: Path | None = None) -> Path:
     """Write the table as JSON to *target* (a file); return it."""
     target.write_text(json.dumps(citation_table(bib), indent=1, ensure_ascii=False, sort_keys=True) + "\n")

@@ -264,12 +264,11 @@ var _JUPYTERLAB;
   }
 
   function citeNode(keys, narrative, table) {
-    var node = document.createElement("span");
-    node.className = CITE;
-    var known = keys.every(function (k) { return table[k]; });
-    if (!known) {
+    if (!keys.every(function (k) { return table[k]; })) {
       return null;
     }
+    var node = document.createElement("span");
+    node.className = CITE;
     var ordered = keys.slice().sort(function (a, b) { return table[a].rank - table[b].rank; });  // the bibliography's order
     var parts = ordered.map(function (k) {
       var e = table[k];
