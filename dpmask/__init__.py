@@ -2,26 +2,21 @@
 
 The package under the book "Less noise through masking", which derives and
 checks the paper by Ding, Wu, Miao and Chen, "Reducing Noise Level in
-Differential Privacy through Matrix Masking".
+Differential Privacy through Matrix Masking".  Its folders are the book's three
+families, each importing only the ones above it in this list:
 
-Modules
--------
-bounds      the paper's noise bounds (Theorems 3.2, 3.4; Corollaries 3.3, 3.5; Section 4)
-gq          the function G_q of Lemmas 5.4 and 5.5, accurately in log space
-mechanisms  the releases: Settings A, B, C and block-diagonal masking
-table       Table 1 of the paper
-exact       tight privacy curves the paper does not give
-audit       lower bounds and Monte Carlo audits of the privacy of Setting B
-inference   linear models fitted from a masked release (or a noisy Gram matrix)
-rivals      the Gaussian mechanism on X^T X, masking's rival (chapter 9); re-exports the three below
-field       the rival as a table, AdaSSP and the Wishart mechanism
-jl          the Johnson-Lindenstrauss projection and its least squares
-trust       trust models: the distributed rival under dropouts, what each party sends
-compare     the comparison engine of chapter 9 (every mechanism, one data set, one (eps, delta))
-data        public real data shipped in a pip wheel, scaled into [-1, 1] by a public bound
-symbolic    SymPy derivations checked by the book and the tests
-scale       masking on Dask arrays (optional extra ``scale``)
-widgets     ipywidgets explorers (optional extra ``book``)
+paper       what the paper states: bounds, gq, mechanisms, table, symbolic (chapters 2-5, A)
+exact       the exact privacy the paper does not compute: gaussian (Setting A), one_column
+            and two_columns (Setting B with p = 1, 2), audit (lower bounds), best (chapters 7, 7a)
+rivals      the rival mechanisms of chapter 9: gram, gram_table, adassp, wishart_mechanism,
+            jl, trust, compare
+scale       masking on Dask arrays (chapter 8; optional extra ``scale``)
+
+Beside them: inference (models fitted from a release or a noisy Gram matrix, chapter 6),
+data (public real data), book (numbers and figures for the chapters), selfcheck (the
+course page), widgets (ipywidgets explorers; optional extra ``book``).  This top level
+keeps the paper's short names (``dpmask.sigma_b``, ``dpmask.release_b``, ...) and
+:func:`best_sufficient_sigma`.
 
 Examples
 --------
@@ -30,9 +25,8 @@ Examples
 9.5
 """
 
-from .bounds import (
-    best_sufficient_sigma,
-    best_sufficient_source,
+from .exact.best import best_sufficient_sigma, best_sufficient_source
+from .paper.bounds import (
     g_b,
     gaussian_upper_quantile,
     sigma_a_corollary,
@@ -43,7 +37,7 @@ from .bounds import (
     sigma_b_corollary,
     sufficient_sigma,
 )
-from .mechanisms import (
+from .paper.mechanisms import (
     check_data,
     haar_orthogonal,
     release_a,
@@ -52,8 +46,8 @@ from .mechanisms import (
     release_c,
     stiefel_frame,
 )
-from .table import table1
-from . import bounds, gq, mechanisms, table  # noqa: E402  (the submodules, as dpmask.gq etc.)
+from .paper.table import table1
+from . import exact, paper  # noqa: E402  (the families, as dpmask.paper.gq etc.)
 
 __version__ = "0.1.0"
 

@@ -30,8 +30,9 @@ import argparse
 import sys
 import warnings
 
-from . import bounds
-from .table import format_table1, table1
+from .exact import best
+from .paper import bounds
+from .paper.table import format_table1, table1
 
 _W = 56  # width of the label column
 
@@ -74,8 +75,8 @@ def _line(label, fn, note=""):
 
 
 def _best_line(eps, delta, n, p, setting):
-    sigma = bounds.best_sufficient_sigma(eps, delta, n, p, setting)
-    source = bounds.best_sufficient_source(eps, delta, n, p, setting)
+    sigma = best.best_sufficient_sigma(eps, delta, n, p, setting)
+    source = best.best_sufficient_source(eps, delta, n, p, setting)
     return f"  {'best proven sufficient sigma':<{_W}} {_value(sigma)}  by {source}"
 
 
@@ -95,7 +96,7 @@ def _setting_a_lines(eps, delta, n, p):
 
 
 def _setting_b_lines(eps, delta, n, p):
-    from .audit import sigma_lower_bound
+    from .exact.audit import sigma_lower_bound
     from .exact import masked_p1_sigma
 
     # Outside the searches' domain (n <= 1e6, dpmask.exact.N_MAX) their ValueError names the
@@ -117,7 +118,7 @@ def _setting_b_lines(eps, delta, n, p):
         _line("paper: Corollary 3.5 sufficient", lambda: bounds.sigma_b_corollary(eps, delta, n, p)),
         _line("paper: smaller of Theorems 3.2 and 3.4 (sufficient_sigma)", lambda: bounds.sufficient_sigma(eps, delta, n, p, "B")),
         "  (these sigmas fall as n grows: if rows may drop out, give --n the smallest number of rows)",
-        "  (that may complete; chapter 9, dpmask.trust.masking_dropout_cost, gives what that costs)",
+        "  (that may complete; chapter 9, dpmask.rivals.trust.masking_dropout_cost, gives what that costs)",
     ]
 
 
@@ -155,7 +156,7 @@ def _rival_lines(eps, delta, n, p):
 def sigma_report(eps, delta, n, p):
     """Every line of ``python -m dpmask sigma``, computed before anything is printed."""
     # Validate the parameters every setting shares, so that a bad one is a one-line error.
-    bounds.best_sufficient_sigma(eps, delta, n, p, "B")
+    best.best_sufficient_sigma(eps, delta, n, p, "B")
     lines = [f"eps={eps:g} delta={delta:g} n={n} p={p}   (sigma: standard deviation of the noise on X)", ""]
     for part in (_setting_a_lines, _setting_b_lines, _setting_c_lines, _rival_lines):
         block = part(eps, delta, n, p)

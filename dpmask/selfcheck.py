@@ -48,7 +48,7 @@ class Question:
 
 def _seed_attack_data():
     """The data set behind question ch10-a and its Setting A release (sigma = 5, published seed 2026)."""
-    from .mechanisms import release_a
+    from .paper.mechanisms import release_a
 
     X = np.random.default_rng(802_61).uniform(-1.0, 1.0, size=(20, 3))  # the curator's secret data
     return X, release_a(X, 5.0, rng=2026)
@@ -58,19 +58,19 @@ def _delta_star():
     """The delta where Lemma A.1's lower bound stops holding: gamma_delta^2 = ln(1/delta)."""
     from scipy.optimize import brentq
 
-    from .bounds import gaussian_upper_quantile
+    from .paper.bounds import gaussian_upper_quantile
 
     return brentq(lambda d: gaussian_upper_quantile(d) ** 2 - math.log(1 / d), 0.01, 0.05, xtol=1e-14)
 
 
 def _b(eps, delta, n, p):
-    from .bounds import sigma_b
+    from .paper.bounds import sigma_b
 
     return float(sigma_b(eps, delta, n, p))
 
 
 def _a_suf(eps, delta):
-    from .bounds import sigma_a_sufficient
+    from .paper.bounds import sigma_a_sufficient
 
     return float(sigma_a_sufficient(eps, delta))
 
@@ -82,13 +82,13 @@ def _exact(name, *args):
 
 
 def _block_ratio():
-    from .bounds import sigma_b, sigma_b_block
+    from .paper.bounds import sigma_b, sigma_b_block
 
     return float(sigma_b_block(0.1, 1e-5, [10_000] * 100, 10) / sigma_b(0.1, 1e-5, 10**6, 10))
 
 
 def _gq(name, *args):
-    from . import gq
+    from .paper import gq
 
     return float(getattr(gq, name)(*args))
 
@@ -106,7 +106,7 @@ def _lemma_3_1_example():
 
 
 def _sigma_perp():
-    from .wishart import orthogonal_family_sigma
+    from .exact.two_columns import orthogonal_family_sigma
 
     return float(orthogonal_family_sigma(0.1, 0.01, 100.0)[1])
 
@@ -191,7 +191,7 @@ QUESTIONS: dict[str, Question] = {
 
 
 def _gq_upper(delta):
-    from .bounds import gaussian_upper_quantile
+    from .paper.bounds import gaussian_upper_quantile
 
     return float(gaussian_upper_quantile(delta))
 

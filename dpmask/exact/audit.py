@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from . import mechanisms
-from ._validate import (
+from ..paper import mechanisms
+from .._validate import (
     as_float_array,
     as_rng,
     broadcast_named,
@@ -51,7 +51,7 @@ from ._validate import (
     check_sigma,
     scalar_or_array,
 )
-from .ncx2_pairs import (
+from .one_column import (
     EPS_NCX2,
     N_MAX,
     SIGMA_NCX2_MAX,

@@ -37,8 +37,8 @@ import numpy as np
 from scipy import special, stats
 from scipy.optimize import elementwise
 
-from ._safe import nudge_up
-from ._validate import EPS_DOMAIN, broadcast_named, check_delta, check_eps, check_sigma, scalar_or_array
+from .._safe import nudge_up
+from .._validate import EPS_DOMAIN, broadcast_named, check_delta, check_eps, check_sigma, scalar_or_array
 
 __all__ = [
     "classical_gaussian_sigma",

@@ -31,9 +31,9 @@ import numpy as np
 from scipy import special, stats
 from scipy.optimize import elementwise
 
-from . import _ncx2
-from ._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
-from .gaussian_curves import _NEAR_ONE, _TOL, DELTA_SOLVE_MAX, LOG_DELTA_FLOOR, _solve_gauss_sigma
+from ..paper import _ncx2
+from .._validate import as_float_array, broadcast_named, check_delta, check_eps, check_int, check_sigma, scalar_or_array
+from .gaussian import _NEAR_ONE, _TOL, DELTA_SOLVE_MAX, LOG_DELTA_FLOOR, _solve_gauss_sigma
 
 __all__ = [
     "masked_p1_worst_pair",

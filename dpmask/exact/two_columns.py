@@ -59,10 +59,11 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from . import audit, exact, gq
-from ._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_scalar,
+from ..paper import gq
+from . import audit, one_column
+from .._validate import (as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_scalar,
                         check_sigma, scalar_or_array)
-from .ncx2_pairs import _check_p1, _check_solver_delta, _pair_sigma
+from .one_column import _check_p1, _check_solver_delta, _pair_sigma
 
 __all__ = [
     "log_hyp0f1_2x2",
@@ -815,7 +816,7 @@ def _screen_pairs(eps, sigma_low, n, pairs, screen_draws, z):
 
 def _projection_pair_delta(eps, n, sigma):
     """Exact delta(eps) of the projection pair at sigma (:func:`dpmask.exact.ncx2_hockey_stick_log_delta`)."""
-    return float(np.exp(exact.ncx2_hockey_stick_log_delta(
+    return float(np.exp(one_column.ncx2_hockey_stick_log_delta(
         eps, n, 2.0 / sigma**2, (np.sqrt(2.0) - 1.0) ** 2 / sigma**2)))
 
 

@@ -49,7 +49,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
-from ._validate import as_float_array, as_rng, broadcast_named, check_int, scalar_or_array
+from .._validate import as_float_array, as_rng, broadcast_named, check_int, scalar_or_array
 
 try:  # Perron continued fraction for I_v/I_{v-1}; private, so keep a fallback.
     from scipy.special._ufuncs import _iv_ratio as _scipy_iv_ratio

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ._validate import COUNT_MAX, as_rng, check_block_sizes, check_int, check_matrix, check_single_sigma
+from .._validate import COUNT_MAX, as_rng, check_block_sizes, check_int, check_matrix, check_single_sigma
 
 #: Largest sigma the releases accept (noise and Gram matrices stay far from overflow).
 SIGMA_MAX = 1e100
@@ -356,7 +356,7 @@ def release_block(X, sigma, block_sizes=None, rng=None):
     ndarray or dask.array.Array, shape (n, p)
     """
     if _is_dask_array(X):
-        from .scale import release_block_dask
+        from ..scale import release_block_dask
 
         return release_block_dask(X, sigma, rng=rng)
     X = check_data(X)

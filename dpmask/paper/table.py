@@ -18,7 +18,7 @@ import itertools
 
 import numpy as np
 
-from ._validate import as_float_array, check_flag
+from .._validate import as_float_array, check_flag
 from .bounds import sigma_a_necessary, sigma_a_sufficient, sigma_b
 
 __all__ = ["TABLE1_GRID", "PAPER_TABLE1", "table1", "table1_arrays"]

@@ -1,24 +1,10 @@
-r"""Masking's rivals from the literature: the rival as a table, AdaSSP and the Wishart mechanism.
+r"""AdaSSP: sufficient statistics perturbation with an adaptive ridge (Wang 2018), a rival of chapter 9.
 
-Chapter 9 compares masking with the Gaussian mechanism on the Gram matrix
-(:mod:`dpmask.gram`).  This module adds what a reader who knows the
-field would put beside it, each calibrated to the book's neighbours (rows
-``x = (z, y)`` in [-1, 1]^p, one row replaced by another at Euclidean distance
-at most 1, Definition 2.1):
-
-* :func:`gram_table` -- the rival's noisy Gram matrix ``K̂`` turned into an
-  n x p table with the law of a masked release given its Gram matrix
-  (Lemma 9.1) where ``K̂`` is positive definite (Proposition 9.5; elsewhere its
-  rank is below p): post-processing, so no privacy is spent;
-* :func:`adassp` -- sufficient statistics perturbation with an adaptive ridge
-  (Wang 2018), the usual baseline for private least squares;
-* :func:`wishart_mechanism` -- the Wishart mechanism (Jiang, Xie and Zhang 2016), a positive
-  definite noisy Gram matrix, calibrated here to (eps, delta) (:func:`wishart_delta`);
-* the Johnson-Lindenstrauss projection lives in :mod:`dpmask.jl`.
-
-The functions are exported from :mod:`dpmask.rivals` as well (the names the
-design gives them); this module keeps them out of that file so that each stays
-small.
+The usual baseline for private least squares, calibrated to the book's neighbours (rows
+``x = (z, y)`` in [-1, 1]^p, one row replaced by another at Euclidean distance at most 1,
+Definition 2.1): :func:`cross_sensitivity` is the sensitivity of ``Z^T y``,
+:func:`adassp_noise` the three noise levels, :func:`adassp` and :func:`adassp_from_gram` the
+fits, :func:`adassp_joint_sum` the constant of the joint release.
 
 References
 ----------
@@ -33,133 +19,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_rng, check_delta, check_eps, check_int, check_matrix, check_scalar
-from .exact import analytic_gaussian_sigma
-from .inference import _check_gram
-from .mechanisms import FRAME_MAX_ENTRIES, check_data, stiefel_frame
+from .._validate import as_float_array, as_rng, check_eps, check_matrix, check_scalar
+from ..exact.gaussian import analytic_gaussian_sigma
+from ..inference import _check_gram
+from ..paper.mechanisms import check_data
+from ._args import P_MAX, _one_eps_delta, _whole
 
 __all__ = [
-    "psd_projection",
-    "gram_table",
     "cross_sensitivity",
     "adassp_noise",
     "AdasspResult",
     "adassp",
     "adassp_from_gram",
     "adassp_joint_sum",
-    "wishart_scale",
-    "wishart_delta",
-    "wishart_mechanism",
 ]
-
-#: Largest p of the functions here (p x p eigen-decompositions; the book uses p <= 6).
-P_MAX = 64
-
-
-def _one_eps_delta(eps, delta):
-    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
-    delta = float(check_scalar(check_delta(delta, upper=0.5, hypothesis=" (these calibrations split it)"),
-                               "delta"))
-    return eps, delta
-
-
-def _whole(value, name, minimum, maximum):
-    arr = check_int(value, name, minimum=minimum, maximum=maximum)
-    if arr.ndim != 0:
-        raise ValueError(f"{name} must be a single whole number in [{minimum}, {maximum}]")
-    return int(arr)
-
-
-# --------------------------------------------------------------------------- the rival as a table
-
-
-def psd_projection(K):
-    r"""Nearest positive semidefinite matrix in Frobenius norm (negative eigenvalues set to 0).
-
-    .. math::
-
-        K_+ = V \max(\Lambda, 0) V^\top \quad\text{for}\quad K = V \Lambda V^\top .
-
-    Parameters
-    ----------
-    K : array_like, shape (p, p) or (..., p, p)
-        Symmetric and finite.
-
-    Returns
-    -------
-    ndarray, the shape of K
-
-    Examples
-    --------
-    >>> psd_projection(np.diag([2.0, -1.0]))
-    array([[2., 0.],
-           [0., 0.]])
-    """
-    K = _check_gram(K, "K", batch=True)
-    scale = float(np.max(np.abs(K))) if K.size else 0.0
-    scale = scale or 1.0                    # eigh of entries near 1e308 overflows: scale first
-    w, V = np.linalg.eigh(K / scale)
-    out = (V * np.clip(w, 0.0, None)[..., None, :]) @ np.swapaxes(V, -1, -2)
-    out = 0.5 * out + 0.5 * np.swapaxes(out, -1, -2)
-    with np.errstate(over="ignore"):
-        out = out * scale
-    if not np.all(np.isfinite(out)):
-        raise ValueError("K is too large: its PSD projection has entries beyond the float range")
-    return out
-
-
-def gram_table(K_tilde, n, rng=None):
-    r"""The rival as a table: an n x p table whose Gram matrix is the PSD projection of ``K̂``.
-
-    .. math::
-
-        T = U\,K̂_+^{1/2},\qquad K̂_+ = \text{PSD projection of } K̂,\quad
-        U \text{ a uniformly distributed } n \times p \text{ frame},
-
-    with the symmetric (eigen) square root, so that ``T^T T = K̂_+``.  By
-    Lemma 9.1 a masked release given its Gram matrix ``S`` is ``U R_S``
-    (``R_S`` the Cholesky factor); any factor ``F`` with ``F^T F = S`` gives
-    the same law, because ``F = O R_S`` for an orthogonal ``O`` and ``U O``
-    is again a uniform frame.  So ``T`` has, given its Gram matrix, the law of
-    a masked release on the event that ``K̂`` is positive definite (a masked
-    release's Gram matrix is positive definite almost surely; where ``K̂`` is
-    not, ``T`` has rank below p, Proposition 9.5, and
-    :func:`dpmask.gram.gram_pd_probability` gives the event's probability), and
-    it is a post-processing of ``K̂``: it is exactly as
-    private as ``K̂`` (the Gaussian mechanism on ``X^T X``,
-    :func:`dpmask.gram.release_gram`).  The square root also exists when the
-    projection is singular, where a Cholesky factor does not.
-
-    Parameters
-    ----------
-    K_tilde : array_like, shape (p, p)
-        The rival's noisy Gram matrix ``K̂`` (symmetric, finite), 1 <= p <= 64.
-    n : int
-        Rows of the table, p <= n and n p <= 2**26.
-    rng : numpy.random.Generator, int or None
-        Randomness of the frame (fresh entropy when None).
-
-    Returns
-    -------
-    ndarray, shape (n, p)
-
-    Examples
-    --------
-    >>> K_hat = np.array([[4.0, 1.0], [1.0, -1.0]])       # not PSD: the projection is singular
-    >>> T = gram_table(K_hat, 50, rng=0)
-    >>> T.shape, bool(np.allclose(T.T @ T, psd_projection(K_hat)))
-    ((50, 2), True)
-    """
-    K = _check_gram(K_tilde, "K_tilde")
-    p = K.shape[0]
-    if p > P_MAX:
-        raise ValueError(f"K_tilde must be at most {P_MAX} x {P_MAX}, got shape {K.shape}")
-    n = _whole(n, "n", p, FRAME_MAX_ENTRIES // p)
-    scale = float(np.max(np.abs(K))) or 1.0       # eigh of entries near 1e308 overflows: scale first
-    w, V = np.linalg.eigh(K / scale)
-    root = (V * (np.sqrt(np.clip(w, 0.0, None)) * np.sqrt(scale))) @ V.T   # symmetric square root of K_+
-    root = 0.5 * root + 0.5 * root.T
-    return stiefel_frame(n, p, as_rng(rng)) @ root
 
 
 # --------------------------------------------------------------------------- AdaSSP
@@ -485,153 +358,3 @@ def _adassp_joint_sum(k):
 
 
 # --------------------------------------------------------------------------- the Wishart mechanism
-
-
-def wishart_scale(eps, delta, p, *, calibration="delta"):
-    r"""Scale ``c`` of the Wishart mechanism's noise ``W ~ Wishart_p(p + 1, c I)`` (Gram units).
-
-    Jiang, Xie and Zhang (2016) release ``A + W`` for the covariance ``A = X^T X / n`` of rows of
-    norm at most 1, with ``W ~ Wishart_p(p + 1, C)``, ``C = 3/(2 n eps) I``, and state
-    (eps, 0)-DP; in Gram units (``X^T X + n W``) the scale is ``3/(2 eps)``.  Their argument is the
-    density ratio: with p + 1 degrees of freedom the density of ``W`` is proportional to
-    ``exp(-tr(W)/(2c))`` on the positive definite cone, so where both neighbours' releases have
-    a density the ratio is ``exp((tr K' - tr K)/(2c))``, at most ``e^{Delta/(2c)}`` with
-    ``Delta = sup |‖x‖^2 - ‖x'‖^2|`` (1 for rows in the unit ball, ``2 sqrt(p) - 1`` for the
-    book's neighbours).  The supports differ, though (:func:`wishart_delta`), so the release is
-    not (eps, 0)-DP for any scale.
-
-    * ``calibration="paper"``: ``c = 3 Delta/(2 eps)``, the paper's constant with its trace
-      bound 1 replaced by the book's ``Delta = 2 sqrt(p) - 1``; it has the delta of
-      :func:`wishart_delta`, ``1 - exp(-eps/3)``, whatever the target (``delta`` is ignored);
-    * ``calibration="delta"`` (default): the smallest ``c`` for which :func:`wishart_delta` proves
-      (eps, delta)-DP: ``c = Delta / (2 min(eps, -log(1 - delta)))``.
-
-    Parameters
-    ----------
-    eps : float
-        1e-6 <= eps <= 10.
-    delta : float
-        0 < delta < 0.5.
-    p : int
-        Columns, 1 <= p <= 64.
-    calibration : {"delta", "paper"}
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(wishart_scale(0.1, 0.01, 1), 3)    # 1 / (2 * -log(0.99))
-    49.75
-    """
-    eps, delta = _one_eps_delta(eps, delta)
-    p = _whole(p, "p", 1, P_MAX)
-    if calibration not in ("delta", "paper"):
-        raise ValueError(f"calibration must be 'delta' or 'paper', got {calibration!r}")
-    sens = 2.0 * np.sqrt(p) - 1.0
-    if calibration == "paper":
-        return float(3.0 * sens / (2.0 * eps))
-    return float(sens / (2.0 * min(eps, -np.log1p(-delta))))
-
-
-def wishart_delta(eps, c, p):
-    r"""delta(eps) of the Wishart mechanism ``K + W``, ``W ~ Wishart_p(p + 1, c I)``, book's neighbours.
-
-    For a pair ``K``, ``K' = K + D`` (``D = x' x'^T - x x^T``) the release from ``K`` has the
-    density ``f(S - K)`` on ``S - K > 0`` and the one from ``K'`` on ``S - K' > 0``, with the ratio
-    ``exp(tr(D)/(2c))`` where both are positive.  Hence
-
-    .. math::
-
-        \delta_{K\|K'}(\varepsilon) = P(W - D \not\succeq 0)
-        + P(W - D \succ 0)\,\bigl(1 - e^{\varepsilon + \operatorname{tr} D/(2c)}\bigr)_+ .
-
-    ``D`` has at most one positive eigenvalue ``lambda_+ <= ||D||_F <= Delta = 2 sqrt(p) - 1``
-    (Lemma 9.2), and ``W - D >= W - lambda_+ u u^T``; ``1/(u^T W^{-1} u) ~ c chi^2_2`` (p + 1
-    degrees of freedom), so the first term is at most ``1 - exp(-Delta/(2c))``, with equality for
-    the collinear worst pair of Lemma 9.2 (``D = Delta u u^T``, where the second term vanishes).
-    So for ``eps >= Delta/(2c)`` (the density-ratio part is then within ``e^eps``)
-
-    .. math:: \delta(\varepsilon) = 1 - e^{-\Delta/(2c)}\quad\text{(exact, attained)},
-
-    whatever eps is: the mass the release from ``K`` puts where the neighbour's release cannot
-    be.  For ``eps < Delta/(2c)`` this returns the upper bound
-    ``1 - e^{-Delta/(2c)} + 1 - e^{eps - Delta/(2c)}``.  At the paper's scale ``c = 3 Delta/(2 eps)``
-    the mechanism is (eps, 1 - e^{-eps/3})-DP, not (eps, 0)-DP.
-
-    Parameters
-    ----------
-    eps : float
-        1e-6 <= eps <= 10.
-    c : float
-        The scale of ``W``, > 0.
-    p : int
-        Columns, 1 <= p <= 64.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(wishart_delta(0.1, 3 / (2 * 0.1), 1), 5)      # the paper's scale at p = 1
-    0.03278
-    """
-    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
-    c = float(check_scalar(check_eps(c, "c", lower=1e-12, top=1e12), "c"))
-    p = _whole(p, "p", 1, P_MAX)
-    a = (2.0 * np.sqrt(p) - 1.0) / (2.0 * c)
-    out = -np.expm1(-a)
-    if eps < a:
-        out += -np.expm1(eps - a)
-    return float(min(out, 1.0))
-
-
-def wishart_mechanism(K, eps, delta, rng=None, *, size=None, calibration="delta"):
-    r"""The Wishart mechanism (Jiang, Xie and Zhang 2016): publish ``K + W``, ``W ~ Wishart_p(p + 1, c I)``.
-
-    ``W = c G^T G`` with ``G`` a (p + 1) x p matrix of i.i.d. N(0, 1) entries, so the release is
-    positive definite; ``c = wishart_scale(eps, delta, p, calibration=calibration)``.  With the
-    default calibration it is (eps, delta)-DP under the book's neighbours (:func:`wishart_delta`);
-    with ``calibration="paper"`` it is the paper's (eps, 0) claim, which holds only with
-    ``delta = 1 - exp(-eps/3)``.  ``E[W] = (p + 1) c I`` and
-    ``Cov(W_ab, W_cd) = (p + 1) c^2 (d_ac d_bd + d_ad d_bc)``: the debiased ``K + W - (p + 1) c I``
-    has the noise covariance of the rival's with ``tau^2 = 2 (p + 1) c^2``.
-
-    Parameters
-    ----------
-    K : array_like, shape (p, p)
-        ``X^T X`` of rows in [-1, 1]^p, 1 <= p <= 64.
-    eps, delta : float
-        1e-6 <= eps <= 10, 0 < delta < 0.5.
-    rng : numpy.random.Generator, int or None
-    size : int or None
-        Independent releases (None: one), at most 10**6.
-    calibration : {"delta", "paper"}
-        See :func:`wishart_scale`.
-
-    Returns
-    -------
-    ndarray, shape (p, p) or (size, p, p)
-
-    References
-    ----------
-    W. Jiang, C. Xie, Z. Zhang, "Wishart mechanism for differentially private principal
-    components analysis", AAAI 2016 (arXiv:1511.05680).
-
-    Examples
-    --------
-    >>> S = wishart_mechanism(np.eye(2) * 100.0, 0.1, 0.01, rng=0)
-    >>> bool(np.all(np.linalg.eigvalsh(S - 100.0 * np.eye(2)) > 0))
-    True
-    """
-    K = _check_gram(K, "K")
-    p = K.shape[0]
-    if p > P_MAX:
-        raise ValueError(f"K must be at most {P_MAX} x {P_MAX}, got shape {K.shape}")
-    c = wishart_scale(eps, delta, p, calibration=calibration)
-    m = 1 if size is None else _whole(size, "size", 1, 10**6)
-    G = as_rng(rng).standard_normal((m, p + 1, p))
-    S = K + c * np.einsum("mia,mib->mab", G, G)
-    return S[0] if size is None else S

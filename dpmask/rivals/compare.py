@@ -53,11 +53,13 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from . import audit, bounds, field, gram, jl
-from ._validate import as_rng, check_delta, check_eps, check_flag, check_int, check_scalar
-from .exact import analytic_gaussian_sigma
-from .inference import _check_gram, ols_from_gram, simulate_gram
-from .mechanisms import check_data
+from ..exact import audit
+from ..paper import bounds
+from . import adassp, gram, gram_table, jl, wishart_mechanism
+from .._validate import as_rng, check_delta, check_eps, check_flag, check_int, check_scalar
+from ..exact.gaussian import analytic_gaussian_sigma
+from ..inference import _check_gram, ols_from_gram, simulate_gram
+from ..paper.mechanisms import check_data
 
 __all__ = [
     "MECHANISMS",
@@ -139,14 +141,14 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
         elif kind in ("gram", "gram_table"):
             out[kind] = {"tau": float(gram.sigma_gram(eps, delta, p))}
         elif kind in ("adassp", "adassp_joint"):
-            out[kind] = field.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
+            out[kind] = adassp.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
         elif kind in ("jl", "jl_always", "jl_best"):
             test = kind == "jl"
             _, eps_p, delta_p, _ = jl._jl_budget(eps, delta, test)
             rr = JL_CAP * int(n) if kind == "jl_best" else _jl_rows(n, r)
             out[kind] = {"w": jl.jl_w(eps_p, delta_p, rr, p), "r": rr, "test": test}
         elif kind == "wishart":
-            c = field.wishart_scale(eps, delta, p)
+            c = wishart_mechanism.wishart_scale(eps, delta, p)
             # its noise in Gram units, tau = sqrt(2 (p + 1)) c, must stay in the covariances' domain
             # (tau <= 1e100): the scale grows like 1/delta, past it for delta below about 1e-100
             if np.sqrt(2.0 * (p + 1)) * c > 1e100:
@@ -208,7 +210,7 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
         if kind == "gram":
             out.update(_fit_corrected(G, G, n, k, beta, noise="gram", tau=tau))
         else:
-            Gp = field.psd_projection(G)          # the Gram matrix of gram_table's output, exactly
+            Gp = gram_table.psd_projection(G)          # the Gram matrix of gram_table's output, exactly
             out["coef"] = _solve_all(Gp[:, :k, :k], Gp[:, :k, k])
             out["not_pd"] = np.linalg.eigvalsh(G)[:, 0] <= 0   # where the projection acted
             # what row software reports: textbook OLS intervals on the table
@@ -220,13 +222,13 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
             out["covered"] = np.abs(b - beta) <= stats.t.ppf(0.975, n - k) * se
     elif kind in ("adassp", "adassp_joint"):
         comp = "basic" if kind == "adassp" else "gaussian"
-        fit = field.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp)
+        fit = adassp.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp)
         out["coef"] = fit.coef
         H = fit.gram + fit.ridge[:, None, None] * np.eye(k)     # the matrix AdaSSP solves with
         out["not_pd"] = out["not_pd_block"] = np.linalg.eigvalsh(H)[:, 0] <= 0
     elif kind == "wishart":
         c = lv["c"]
-        S = field.wishart_mechanism(K, eps, delta, rng, size=reps) - (p + 1) * c * np.eye(p)
+        S = wishart_mechanism.wishart_mechanism(K, eps, delta, rng, size=reps) - (p + 1) * c * np.eye(p)
         out["coef"] = _solve_all(S[:, :k, :k], S[:, :k, k])
         out["not_pd"] = np.linalg.eigvalsh(S)[:, 0] <= 0
         out["not_pd_block"] = np.linalg.eigvalsh(S[:, :k, :k])[:, 0] <= 0

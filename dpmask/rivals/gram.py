@@ -43,11 +43,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
+from .._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
                         check_single_sigma, scalar_or_array)
-from .exact import DELTA_SOLVE_MAX, analytic_gaussian_sigma
-from .inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
-from .mechanisms import check_data
+from ..exact.gaussian import DELTA_SOLVE_MAX, analytic_gaussian_sigma
+from ..inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
+from ..paper.mechanisms import check_data
 
 #: Largest p for :func:`gram_noise` (a p x p draw) and for the p**4 tensors of
 #: :func:`gram_noise_cov` / :func:`mask_noise_cov`; largest count of numbers one

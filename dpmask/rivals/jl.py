@@ -24,12 +24,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from . import _ncx2
-from ._validate import (as_float_array, as_rng, check_delta, check_eps, check_flag, check_matrix, check_scalar,
+from ..paper import _ncx2
+from .._validate import (as_float_array, as_rng, check_delta, check_eps, check_flag, check_matrix, check_scalar,
                         check_sigma)
-from .field import P_MAX, _one_eps_delta, _whole
-from .inference import _check_column, _check_gram
-from .mechanisms import FRAME_MAX_ENTRIES, check_data
+from ._args import P_MAX, _one_eps_delta, _whole
+from ..inference import _check_column, _check_gram
+from ..paper.mechanisms import FRAME_MAX_ENTRIES, check_data
 
 __all__ = [
     "jl_delta",

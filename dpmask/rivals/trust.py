@@ -45,10 +45,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_rng, check_int, check_n_p, check_scalar, scalar_or_array
-from .exact import SIGMA_GAUSS, analytic_gaussian_delta
+from .._validate import as_float_array, as_rng, check_int, check_n_p, check_scalar, scalar_or_array
+from ..exact.gaussian import SIGMA_GAUSS, analytic_gaussian_delta
 from .gram import sigma_gram, sigma_low_large_n
-from .mechanisms import check_data
+from ..paper.mechanisms import check_data
 
 __all__ = [
     "DistributedGram",
@@ -406,7 +406,7 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
     >>> r.n_min, round(r.ratio, 4)
     (500, 1.1892)
     """
-    from .bounds import sigma_b
+    from ..paper.bounds import sigma_b
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p), ("dropout", dropout)):
         check_scalar(value, name)

@@ -97,8 +97,8 @@ import math
 import numpy as np
 
 from ._dask import import_dask
-from ._validate import as_rng, check_int, check_sigma
-from .dask_write import compute, write_npy, write_zarr
+from .._validate import as_rng, check_int, check_sigma
+from .write import compute, write_npy, write_zarr
 
 __all__ = [
     "balanced_chunks",

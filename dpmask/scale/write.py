@@ -26,7 +26,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from ._dask import check_scheduler, import_dask
-from ._validate import check_flag
+from .._validate import check_flag
 
 try:  # advisory locks mark a temporary as owned by a running write (POSIX)
     import fcntl

@@ -41,7 +41,7 @@ def block_numbers(eps, delta, n, p, block):
         ``frame_flops_per_row`` ~ 6 p^2 (the frame identity: the Gram matrix of
         Z, the QR of M and the product U R), leading terms as in chapter 8.
     """
-    from .. import bounds
+    from ..paper import bounds
     from .._validate import check_int, check_n_p
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p), ("block", block)):
@@ -79,7 +79,7 @@ def _grid(p, n):
 @functools.lru_cache(maxsize=256)
 def _curve(eps, delta, n, p):
     """sigma(n_s) / sigma(n) against n_s: the block slider only moves the marker."""
-    from .. import bounds
+    from ..paper import bounds
 
     grid = _grid(p, n)
     return grid, bounds.sigma_b(eps, delta, grid, p) / bounds.sigma_b(eps, delta, n, p)
@@ -154,7 +154,7 @@ def block_figure(p_values=(1, 10, 50), delta_values=(1e-3, 1e-9), eps=0.1, n=10*
     -------
     matplotlib.figure.Figure
     """
-    from .. import bounds
+    from ..paper import bounds
 
     fig = new_figure()
     ax = fig.add_subplot()

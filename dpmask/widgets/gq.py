@@ -32,7 +32,7 @@ def gq_numbers(q, t1, t2):
         range), ``ratio`` = exp(log_ratio), ``bound`` = exp(log_bound) (inf if
         it overflows) and ``holds`` (log_ratio <= log_bound, up to rounding).
     """
-    from ..gq import log_G, log_ratio_bound
+    from ..paper.gq import log_G, log_ratio_bound
 
     for name, value in (("q", q), ("t1", t1), ("t2", t2)):
         check_scalar(value, name)
@@ -62,7 +62,7 @@ def _t_max(t1, t2):
 @functools.lru_cache(maxsize=256)
 def _curves(q, t1, t_max):
     """Both log ratios against t for one (q, t1) up to t_max: the t2 slider only moves the marker."""
-    from ..gq import log_G
+    from ..paper.gq import log_G
 
     t = np.linspace(0.0, t_max, 200)
     return t, np.asarray(log_G(q, t)) - float(log_G(q, t1)), np.abs(t**2 - t1**2) / (2.0 * q)
@@ -149,7 +149,7 @@ def gq_figure(q_values=(2, 5, 20, 100), t_max=1000.0):
     -------
     matplotlib.figure.Figure
     """
-    from ..gq import log_G
+    from ..paper.gq import log_G
 
     fig = new_figure()
     ax = fig.add_subplot()

@@ -34,7 +34,7 @@ _SIGMA_B2 = {}
 def _sigma_b2(eps, delta, n):
     """Theorem 3.4's sigma for p = 2, remembered: the explorer asks for n = 10^9 at every move,
     and its curves have already computed it at every whole decade of n."""
-    from .. import bounds
+    from ..paper import bounds
 
     key_ = (eps, delta, n)
     if key_ not in _SIGMA_B2:
@@ -109,7 +109,7 @@ _GRID = np.logspace(3, 10, 8)
 @functools.lru_cache(maxsize=256)
 def _curves(eps, delta):
     """Error of the slope against n under both settings: the n slider only moves the marker."""
-    from .. import bounds
+    from ..paper import bounds
 
     s_b = bounds.sigma_b(eps, delta, _GRID, 2)
     for n, value in zip(_GRID, s_b):

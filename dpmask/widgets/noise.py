@@ -37,7 +37,7 @@ def noise_numbers(eps, delta, n, p):
         a_sufficient / b_sufficient, the last column of the paper's Table 1 (a
         ratio of two sufficient bounds, not the noise masking saves: chapter 7).
     """
-    from .. import bounds
+    from ..paper import bounds
     from .._validate import check_n_p
     from ..exact import analytic_gaussian_sigma
 
@@ -63,7 +63,7 @@ def noise_numbers(eps, delta, n, p):
 @functools.lru_cache(maxsize=256)
 def _curves(eps, delta, p):
     """sigma against n for one (eps, delta, p): the n slider only moves the marker."""
-    from .. import bounds
+    from ..paper import bounds
     from ..exact import analytic_gaussian_sigma
 
     grid = n_grid(p)
@@ -184,7 +184,7 @@ def noise_figure(eps_values=(0.1, 0.01, 0.001), p_values=(1, 5, 20), delta=0.01,
     -------
     matplotlib.figure.Figure
     """
-    from .. import bounds
+    from ..paper import bounds
 
     fig = new_figure(figsize=(7.6, 4.2))
     ax = fig.add_subplot()

@@ -24,7 +24,7 @@ _LABELS = {
 
 @functools.lru_cache(maxsize=16)
 def _coefficients(p):
-    from .. import gram as rivals
+    from ..rivals import gram as rivals
 
     return rivals.error_coefficients(rivals.example_moments(p))
 
@@ -32,7 +32,7 @@ def _coefficients(p):
 @functools.lru_cache(maxsize=256)
 def _sigmas(eps, delta, p):
     """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs."""
-    from .. import gram as rivals
+    from ..rivals import gram as rivals
     from ..exact import analytic_gaussian_sigma
 
     return float(rivals.sigma_gram(eps, delta, p)), float(analytic_gaussian_sigma(eps, delta))
@@ -40,8 +40,8 @@ def _sigmas(eps, delta, p):
 
 def _rmse(kind, eps, delta, n, p, estimand):
     """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
-    from .. import bounds
-    from .. import gram as rivals
+    from ..paper import bounds
+    from ..rivals import gram as rivals
 
     b, c = _coefficients(int(p))[estimand]
     tau, s_a = _sigmas(float(eps), float(delta), int(p))
@@ -62,7 +62,7 @@ def _rows(kind, eps, delta, p, estimand, target):
     """Rows at which the first-order RMSE falls to *target* (closed form or a few iterations)."""
     from scipy.optimize import brentq
 
-    from .. import bounds
+    from ..paper import bounds
 
     b, c = _coefficients(p)[estimand]
     tau, s_a = _sigmas(eps, delta, p)
@@ -119,7 +119,7 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
         ``ratio_<kind>`` (masking RMSE / rival RMSE) and ``rows_<kind>`` for
         kind in A, B0, Blow, gram.
     """
-    from .. import bounds
+    from ..paper import bounds
     from .._validate import check_delta, check_eps, check_int, check_positive
 
     eps = single(check_eps(eps), "eps")

@@ -71,7 +71,7 @@ def tightness_numbers(eps, delta, n, p):
         2(n - p - 1)), ``b_lower`` (a sigma below which Setting B fails; exact
         when p = 1) and ``gap`` = b_sufficient / b_lower.
     """
-    from .. import audit
+    from ..exact import audit
 
     return _numbers(eps, delta, n, p, audit.sigma_lower_bound(eps, delta, n, p))
 
@@ -79,7 +79,8 @@ def tightness_numbers(eps, delta, n, p):
 @functools.lru_cache(maxsize=1024)
 def _setting_a(eps, delta):
     """Setting A's three sigmas for one (eps, delta): Theorem 3.2, the criterion solved, the analytic Gaussian."""
-    from .. import bounds, exact
+    from .. import exact
+    from ..paper import bounds
 
     suff = bounds.sigma_a_sufficient(eps, delta) if eps < 1 and delta < 0.5 else float("nan")
     return suff, exact.setting_a_criterion_sigma(eps, delta), exact.analytic_gaussian_sigma(eps, delta)
@@ -87,7 +88,7 @@ def _setting_a(eps, delta):
 
 def _numbers(eps, delta, n, p, b_lower):
     """:func:`tightness_numbers` with the lower bound given."""
-    from .. import bounds
+    from ..paper import bounds
 
     a_suf, a_crit, analytic = _setting_a(eps, delta)
     b_suf = bounds.sigma_b(eps, delta, n, p)
@@ -131,7 +132,7 @@ def _lower(setting, values):
 
 @functools.lru_cache(maxsize=256)
 def _upper(eps, delta, n, ps):
-    from .. import bounds
+    from ..paper import bounds
 
     return bounds.sigma_b(eps, delta, n, np.array(ps, float))
 
@@ -144,7 +145,7 @@ def _solve(points):
 
     Returns a dict point -> float, or -> the error's text for a point whose search failed.
     """
-    from .. import audit
+    from ..exact import audit
 
     if not points:
         return {}
@@ -726,7 +727,8 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
 
 
 def _curves(eps, delta, n, p_values):
-    from .. import audit, bounds
+    from ..exact import audit
+    from ..paper import bounds
 
     ps = np.array([pp for pp in p_values if pp < n - 1], float)
     # the projection statistic gives the larger of the two audit bounds on this range

@@ -1,0 +1,175 @@
+r"""The Wishart mechanism (Jiang, Xie and Zhang 2016), a rival of chapter 9, calibrated to (eps, delta).
+
+:func:`wishart_mechanism` releases ``K + W`` with ``W ~ Wishart_p(p + 1, c I)``, a positive
+definite noisy Gram matrix; :func:`wishart_scale` gives the scale ``c`` and
+:func:`wishart_delta` the delta it spends under the book's neighbours (rows ``x = (z, y)`` in
+[-1, 1]^p, one row replaced by another at Euclidean distance at most 1, Definition 2.1).  Not to
+be confused with :mod:`dpmask.exact.two_columns`, the noncentral Wishart law of *masking* with
+two columns (chapter 7a).
+
+References
+----------
+W. Jiang, C. Xie, Z. Zhang, "Wishart mechanism for differentially private principal
+components analysis", AAAI 2016 (arXiv:1511.05680).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_rng, check_eps, check_scalar
+from ..inference import _check_gram
+from ._args import P_MAX, _one_eps_delta, _whole
+
+__all__ = ["wishart_scale", "wishart_delta", "wishart_mechanism"]
+
+
+
+def wishart_scale(eps, delta, p, *, calibration="delta"):
+    r"""Scale ``c`` of the Wishart mechanism's noise ``W ~ Wishart_p(p + 1, c I)`` (Gram units).
+
+    Jiang, Xie and Zhang (2016) release ``A + W`` for the covariance ``A = X^T X / n`` of rows of
+    norm at most 1, with ``W ~ Wishart_p(p + 1, C)``, ``C = 3/(2 n eps) I``, and state
+    (eps, 0)-DP; in Gram units (``X^T X + n W``) the scale is ``3/(2 eps)``.  Their argument is the
+    density ratio: with p + 1 degrees of freedom the density of ``W`` is proportional to
+    ``exp(-tr(W)/(2c))`` on the positive definite cone, so where both neighbours' releases have
+    a density the ratio is ``exp((tr K' - tr K)/(2c))``, at most ``e^{Delta/(2c)}`` with
+    ``Delta = sup |‖x‖^2 - ‖x'‖^2|`` (1 for rows in the unit ball, ``2 sqrt(p) - 1`` for the
+    book's neighbours).  The supports differ, though (:func:`wishart_delta`), so the release is
+    not (eps, 0)-DP for any scale.
+
+    * ``calibration="paper"``: ``c = 3 Delta/(2 eps)``, the paper's constant with its trace
+      bound 1 replaced by the book's ``Delta = 2 sqrt(p) - 1``; it has the delta of
+      :func:`wishart_delta`, ``1 - exp(-eps/3)``, whatever the target (``delta`` is ignored);
+    * ``calibration="delta"`` (default): the smallest ``c`` for which :func:`wishart_delta` proves
+      (eps, delta)-DP: ``c = Delta / (2 min(eps, -log(1 - delta)))``.
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10.
+    delta : float
+        0 < delta < 0.5.
+    p : int
+        Columns, 1 <= p <= 64.
+    calibration : {"delta", "paper"}
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(wishart_scale(0.1, 0.01, 1), 3)    # 1 / (2 * -log(0.99))
+    49.75
+    """
+    eps, delta = _one_eps_delta(eps, delta)
+    p = _whole(p, "p", 1, P_MAX)
+    if calibration not in ("delta", "paper"):
+        raise ValueError(f"calibration must be 'delta' or 'paper', got {calibration!r}")
+    sens = 2.0 * np.sqrt(p) - 1.0
+    if calibration == "paper":
+        return float(3.0 * sens / (2.0 * eps))
+    return float(sens / (2.0 * min(eps, -np.log1p(-delta))))
+
+
+def wishart_delta(eps, c, p):
+    r"""delta(eps) of the Wishart mechanism ``K + W``, ``W ~ Wishart_p(p + 1, c I)``, book's neighbours.
+
+    For a pair ``K``, ``K' = K + D`` (``D = x' x'^T - x x^T``) the release from ``K`` has the
+    density ``f(S - K)`` on ``S - K > 0`` and the one from ``K'`` on ``S - K' > 0``, with the ratio
+    ``exp(tr(D)/(2c))`` where both are positive.  Hence
+
+    .. math::
+
+        \delta_{K\|K'}(\varepsilon) = P(W - D \not\succeq 0)
+        + P(W - D \succ 0)\,\bigl(1 - e^{\varepsilon + \operatorname{tr} D/(2c)}\bigr)_+ .
+
+    ``D`` has at most one positive eigenvalue ``lambda_+ <= ||D||_F <= Delta = 2 sqrt(p) - 1``
+    (Lemma 9.2), and ``W - D >= W - lambda_+ u u^T``; ``1/(u^T W^{-1} u) ~ c chi^2_2`` (p + 1
+    degrees of freedom), so the first term is at most ``1 - exp(-Delta/(2c))``, with equality for
+    the collinear worst pair of Lemma 9.2 (``D = Delta u u^T``, where the second term vanishes).
+    So for ``eps >= Delta/(2c)`` (the density-ratio part is then within ``e^eps``)
+
+    .. math:: \delta(\varepsilon) = 1 - e^{-\Delta/(2c)}\quad\text{(exact, attained)},
+
+    whatever eps is: the mass the release from ``K`` puts where the neighbour's release cannot
+    be.  For ``eps < Delta/(2c)`` this returns the upper bound
+    ``1 - e^{-Delta/(2c)} + 1 - e^{eps - Delta/(2c)}``.  At the paper's scale ``c = 3 Delta/(2 eps)``
+    the mechanism is (eps, 1 - e^{-eps/3})-DP, not (eps, 0)-DP.
+
+    Parameters
+    ----------
+    eps : float
+        1e-6 <= eps <= 10.
+    c : float
+        The scale of ``W``, > 0.
+    p : int
+        Columns, 1 <= p <= 64.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(wishart_delta(0.1, 3 / (2 * 0.1), 1), 5)      # the paper's scale at p = 1
+    0.03278
+    """
+    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
+    c = float(check_scalar(check_eps(c, "c", lower=1e-12, top=1e12), "c"))
+    p = _whole(p, "p", 1, P_MAX)
+    a = (2.0 * np.sqrt(p) - 1.0) / (2.0 * c)
+    out = -np.expm1(-a)
+    if eps < a:
+        out += -np.expm1(eps - a)
+    return float(min(out, 1.0))
+
+
+def wishart_mechanism(K, eps, delta, rng=None, *, size=None, calibration="delta"):
+    r"""The Wishart mechanism (Jiang, Xie and Zhang 2016): publish ``K + W``, ``W ~ Wishart_p(p + 1, c I)``.
+
+    ``W = c G^T G`` with ``G`` a (p + 1) x p matrix of i.i.d. N(0, 1) entries, so the release is
+    positive definite; ``c = wishart_scale(eps, delta, p, calibration=calibration)``.  With the
+    default calibration it is (eps, delta)-DP under the book's neighbours (:func:`wishart_delta`);
+    with ``calibration="paper"`` it is the paper's (eps, 0) claim, which holds only with
+    ``delta = 1 - exp(-eps/3)``.  ``E[W] = (p + 1) c I`` and
+    ``Cov(W_ab, W_cd) = (p + 1) c^2 (d_ac d_bd + d_ad d_bc)``: the debiased ``K + W - (p + 1) c I``
+    has the noise covariance of the rival's with ``tau^2 = 2 (p + 1) c^2``.
+
+    Parameters
+    ----------
+    K : array_like, shape (p, p)
+        ``X^T X`` of rows in [-1, 1]^p, 1 <= p <= 64.
+    eps, delta : float
+        1e-6 <= eps <= 10, 0 < delta < 0.5.
+    rng : numpy.random.Generator, int or None
+    size : int or None
+        Independent releases (None: one), at most 10**6.
+    calibration : {"delta", "paper"}
+        See :func:`wishart_scale`.
+
+    Returns
+    -------
+    ndarray, shape (p, p) or (size, p, p)
+
+    References
+    ----------
+    W. Jiang, C. Xie, Z. Zhang, "Wishart mechanism for differentially private principal
+    components analysis", AAAI 2016 (arXiv:1511.05680).
+
+    Examples
+    --------
+    >>> S = wishart_mechanism(np.eye(2) * 100.0, 0.1, 0.01, rng=0)
+    >>> bool(np.all(np.linalg.eigvalsh(S - 100.0 * np.eye(2)) > 0))
+    True
+    """
+    K = _check_gram(K, "K")
+    p = K.shape[0]
+    if p > P_MAX:
+        raise ValueError(f"K must be at most {P_MAX} x {P_MAX}, got shape {K.shape}")
+    c = wishart_scale(eps, delta, p, calibration=calibration)
+    m = 1 if size is None else _whole(size, "size", 1, 10**6)
+    G = as_rng(rng).standard_normal((m, p + 1, p))
+    S = K + c * np.einsum("mia,mib->mab", G, G)
+    return S[0] if size is None else S
