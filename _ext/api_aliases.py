@@ -1,7 +1,7 @@
 """A re-exported name resolves to its one entry in the API page.
 
-The API page documents each function once, in the module that defines it (``dpmask.gram``,
-``dpmask.ncx2_pairs``, ...).  The book and the explorers' docstrings also call functions by the
+The API page documents each function once, in the module that defines it (``dpmask.rivals.gram``,
+``dpmask.exact.one_column``, ...).  The book and the explorers' docstrings also call functions by the
 name they are re-exported under (``dpmask.rivals.sigma_gram``, the facade of chapter 9;
 ``dpmask.exact.masked_p1_sigma``), which has no entry of its own, so Sphinx's ``-n`` would report
 it as missing.  On a missing ``py`` reference ``dpmask.<module>.<name>`` this extension imports the
@@ -15,7 +15,7 @@ import importlib
 
 
 def home_of(target: str) -> str | None:
-    """``"dpmask.rivals.sigma_gram"`` -> ``"dpmask.gram.sigma_gram"``: where the object is defined."""
+    """``"dpmask.rivals.sigma_gram"`` -> ``"dpmask.rivals.gram.sigma_gram"``: where the object is defined."""
     module_name, _, name = target.rpartition(".")
     if not module_name.startswith("dpmask") or not name:
         return None

@@ -23,8 +23,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from dpmask import bounds, mechanisms
-from dpmask.table import table1
+from dpmask.paper import bounds, mechanisms
+from dpmask.paper.table import table1
 
 
 def best_of(fn, repeat=5):
@@ -73,7 +73,7 @@ def bench_release_b_small():
 # parent's high-water mark, which a forked child inherits on Linux.
 _MEMORY_CHILD = """
 import sys, numpy as np
-from dpmask import mechanisms
+from dpmask.paper import mechanisms
 def hwm_kb():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):

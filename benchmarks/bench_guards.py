@@ -45,7 +45,8 @@ def _refused(fn):
 
 
 def main():
-    from dpmask import exact, scale, table
+    from dpmask import exact, scale
+    from dpmask.paper import table
 
     rows = []
 

@@ -41,8 +41,9 @@ import numpy as np  # noqa: E402
 
 from _timing import best_time  # noqa: E402  (benchmarks/ is on sys.path when a script runs)
 
-from dpmask import bounds, inference, rivals  # noqa: E402
-from dpmask.mechanisms import release_b  # noqa: E402
+from dpmask import inference, rivals  # noqa: E402
+from dpmask.paper import bounds  # noqa: E402
+from dpmask.paper.mechanisms import release_b  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EPS, DELTA = 0.1, 0.01

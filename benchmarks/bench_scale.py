@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 
 from _timing import best_time  # noqa: E402  (benchmarks/ is on sys.path when a script runs)
 
-from dpmask.mechanisms import haar_orthogonal, release_b, release_block  # noqa: E402
+from dpmask.paper.mechanisms import haar_orthogonal, release_b, release_block  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 P = 10

@@ -19,7 +19,9 @@ The tightness explorer finishes its exact lower bound in a worker process when i
 ahead: its "complete" columns wait for it (``box._dpmask_pending()``).
 
 Targets (issue 15, end to end in the browser): median under 150 ms and worst under 400 ms; the
-Python side here must leave room for the messages and the browser's drawing.
+Python side here must leave room for the messages and the browser's drawing.  Issue 30: every
+explorer's median update at most half of a bare two-panel matplotlib figure drawn and encoded as
+PNG in the same run (:func:`bare_figure`, timed before and after the sweeps; the column "/bare").
 Run with `python benchmarks/bench_widgets.py [--moves keys|spread] [--positions K] [--only NAME]`.
 """
 
@@ -73,6 +75,29 @@ def _key_presses(slider, k):
         value = slider.min + i * slider.step
         out.append(slider.base**value if log else (int(value) if isinstance(slider, w.IntSlider) else value))
     return out
+
+
+def bare_figure(repeats=15):
+    """Median seconds to draw a bare two-panel matplotlib figure (two lines, labels) and encode it as PNG.
+
+    The yardstick of issue 30: the same machine, the same run, so a busy machine slows both."""
+    import io
+
+    from matplotlib.figure import Figure
+
+    x = np.linspace(0.01, 1.0, 200)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fig = Figure(figsize=(6.4, 4.0), dpi=80)
+        for i, ax in enumerate(fig.subplots(1, 2)):
+            ax.plot(x, np.sqrt(x) * (i + 1))
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+            ax.set_title(f"panel {i + 1}")
+        fig.savefig(io.BytesIO(), format="png")
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
 
 
 def sweep(make, k=12, repeat=1, moves="keys", pause=0.3, settle=2.0, switch=1.0):
@@ -137,11 +162,13 @@ def main(argv=None):
     if args.only:
         names = [n for n in names if n == args.only]
     ok = True
+    bare = [bare_figure()]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f} on {os.cpu_count()} cores (wall times grow with it; CPU times do not)")
     print("a benchmark, not a test: the exit status says whether the Python side alone met the end-to-end targets")
     print(f"{'explorer':<22}{'updates':>8}{'build ms':>10}{'median ms':>11}{'worst ms':>10}  targets"
-          f"{'complete: median':>20}{'worst':>8}{'CPU median':>12}")
+          f"{'complete: median':>20}{'worst':>8}{'CPU median':>12}{'/bare':>7}")
+    rows = []
     for name in names:
         build, first, done, cpu = sweep(getattr(widgets, name), args.positions, args.repeat, args.moves, args.pause,
                                        args.settle, args.switch)
@@ -153,7 +180,13 @@ def main(argv=None):
         ok &= good
         print(f"{name:<22}{len(first):>8}{build * 1e3:>10.0f}{med * 1e3:>11.1f}{worst * 1e3:>10.1f}  "
               f"{'OK    ' if good else 'MISSED'}{statistics.median(done) * 1e3:>21.1f}{max(done) * 1e3:>8.1f}"
-              f"{statistics.median(cpu) * 1e3:>12.1f}")
+              f"{statistics.median(cpu) * 1e3:>12.1f}{statistics.median(done) / bare[0]:>7.2f}", flush=True)
+        rows.append((name, statistics.median(done)))
+    bare.append(bare_figure())
+    ref = statistics.median(bare)
+    print(f"bare two-panel figure drawn and encoded as PNG: {bare[0] * 1e3:.1f} ms before the sweeps, "
+          f"{bare[1] * 1e3:.1f} ms after; median update / bare (issue 30 target <= 0.5): "
+          + ", ".join(f"{name.removesuffix('_explorer')} {t / ref:.2f}" for name, t in rows))
     print(f"targets (end to end, issue 15): median < {MEDIAN_TARGET * 1e3:.0f} ms, "
           f"worst < {WORST_TARGET * 1e3:.0f} ms; here Python alone, {args.moves}"
           + (f", first press {args.settle:g} s after building, {args.switch:g} s before each slider's first press"

@@ -3,7 +3,7 @@
 ``sigma`` prints, for each setting (A: noise only; B: noise, then a Haar-random
 orthogonal mask; C: mask, then noise), the smallest sigma PROVEN sufficient for
 (eps, delta)-DP by any result in the book and the result that proves it
-(:func:`dpmask.bounds.best_sufficient_sigma`), the exact sigma where it is known,
+(:func:`dpmask.exact.best.best_sufficient_sigma`), the exact sigma where it is known,
 the lower bound, then the paper's own bounds, labelled as the paper's, and finally the
 rival's noise on the Gram matrix (the Gaussian mechanism on X^T X, chapter 9), labelled as
 noise on X^T X and not comparable entry by entry.  For the analyses a masked release supports the

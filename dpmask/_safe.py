@@ -1,4 +1,4 @@
-"""Moving a solved value to its safe side (private helper of :mod:`dpmask.bounds` and :mod:`dpmask.exact`).
+"""Moving a solved value to its safe side (private helper of :mod:`dpmask.paper.bounds` and :mod:`dpmask.exact`).
 
 A root finder stops within a few ulp of a root, on either side of it.  A sufficient sigma must
 not lie below it, so after the solve each value is raised by relative steps until the criterion

@@ -22,7 +22,7 @@ which is what makes the book's simulations up to n = 10^9 cheap.
 Two noise models are handled (argument ``noise``): ``"mask"``, the Gram
 matrix of a release ``(X + C)^T (X + C)`` with data noise sigma, and
 ``"gram"``, the rival Gaussian mechanism on the Gram matrix
-(:mod:`dpmask.gram`), ``X^T X + E`` with symmetric noise of standard
+(:mod:`dpmask.rivals.gram`), ``X^T X + E`` with symmetric noise of standard
 deviation tau on the diagonal and tau/sqrt(2) off it.
 """
 
@@ -307,13 +307,13 @@ def ols_from_gram(G, n, response, sigma=None, *, correct_noise=True, intercept=N
     noise : {"mask", "gram"}
         The noise model of ``G``.  ``"mask"`` (default): the Gram matrix of a
         release, ``E[G] = X^T X + n sigma^2 I``.  ``"gram"``: the rival
-        Gaussian mechanism on the Gram matrix (:func:`dpmask.gram.release_gram`),
+        Gaussian mechanism on the Gram matrix (:func:`dpmask.rivals.gram.release_gram`),
         ``G = X^T X + E`` with ``E`` symmetric, ``Var E_ii = tau^2``,
         ``Var E_ij = tau^2/2``; its mean is zero, so nothing is subtracted, and
         the standard errors add the noise's variance (Notes).
     tau : float, optional
         With ``noise="gram"`` and correction: the standard deviation of the
-        Gram noise on the diagonal, > 0 (:func:`dpmask.gram.sigma_gram`; not
+        Gram noise on the diagonal, > 0 (:func:`dpmask.rivals.gram.sigma_gram`; not
         a data-noise sigma).  Must be None with ``noise="mask"``.
 
     Returns
@@ -454,7 +454,7 @@ def _mask_noise_meat(Gzz, coef, omega2, n, df, sigma):
 def _gram_noise_meat(coef, tau, predictors, intercept):
     r"""The rival Gram noise's part of the sandwich's meat, :math:`\operatorname{Cov}(\xi)`.
 
-    For ``G = X^T X + E`` (:func:`dpmask.gram.release_gram`), to first order
+    For ``G = X^T X + E`` (:func:`dpmask.rivals.gram.release_gram`), to first order
     :math:`\hat\beta - \beta \approx K_{ZZ}^{-1}\xi` with :math:`\xi = E_{Z\cdot} v`,
     :math:`v = (1 \text{ at the response}, -\beta)`.  Writing :math:`E = (W + W^T)/2` with i.i.d.
     :math:`W_{ij} \sim N(0, \tau^2)` gives :math:`\operatorname{Cov}(\xi) = \tfrac{\tau^2}{2}
@@ -526,7 +526,7 @@ def ols_from_release(Y, response, sigma=None, *, correct_noise=True, intercept=N
     >>> rng = np.random.default_rng(0)
     >>> X = np.column_stack([np.ones(400), rng.uniform(-1, 1, 400)])
     >>> X = np.column_stack([X, 0.2 + 0.5 * X[:, 1]])
-    >>> from dpmask.mechanisms import release_b
+    >>> from dpmask.paper.mechanisms import release_b
     >>> fit = ols_from_release(release_b(X, 0.05, rng=1), response=2, sigma=0.05, intercept=0)
     >>> np.round(fit.coef, 1)
     array([0.2, 0.5])

@@ -1,4 +1,4 @@
-"""Tests of dpmask.audit: the laws of the audit statistics by simulation, their
+"""Tests of dpmask.exact.audit: the laws of the audit statistics by simulation, their
 privacy curves against mpmath, the lower bounds against Theorem 3.4, and the
 Monte Carlo estimator's intervals.
 """
@@ -11,8 +11,10 @@ import pytest
 from scipy import stats
 from scipy.optimize import brentq
 
-from dpmask import audit, bounds, exact, mechanisms
-from dpmask.table import PAPER_TABLE1
+from dpmask import exact
+from dpmask.paper import bounds, mechanisms
+from dpmask.exact import audit
+from dpmask.paper.table import PAPER_TABLE1
 
 
 def _mp_tail(c, k, lam, upper=True):
@@ -155,7 +157,7 @@ def test_lower_bounds_sit_below_theorem_34_and_grow_with_p():
 
 
 def test_batch_releases_have_the_law_of_mechanisms_release_b():
-    """Two-sample KS test of the batched draws against dpmask.mechanisms.release_b, on an
+    """Two-sample KS test of the batched draws against dpmask.paper.mechanisms.release_b, on an
     off-diagonal Gram entry and on the squared norm of the first row of the release."""
     X, _ = _row_pair(6, 3)
     rng = np.random.default_rng(3)

@@ -1,12 +1,12 @@
 """The conditions under chapter 9's claims, computed: the PD event of Proposition 9.5 and the dropout cost of masking.
 
-* :func:`dpmask.gram.gram_pd_probability` (the probability that the rival's ``K + E`` is positive
+* :func:`dpmask.rivals.gram.gram_pd_probability` (the probability that the rival's ``K + E`` is positive
   definite, the event on which its table has the law of a masked release) is checked against
   independent truth: for p = 2 an exact two-dimensional quadrature written here (``K + E`` is
   positive definite iff its diagonal is positive and ``b^2 < a c``, with the three entries
   independent normals), for p = 5 a simulation written here that draws ``svec(E)`` directly, and
   the two exact bounds recomputed with scipy's chi-square and normal laws.
-* :func:`dpmask.trust.masking_dropout_cost` (the noise masking needs for the smallest number of
+* :func:`dpmask.rivals.trust.masking_dropout_cost` (the noise masking needs for the smallest number of
   rows that may complete, against the noise for the planned number) is checked against Theorem
   3.4's root computed here with scipy's noncentral chi-square quantile and brentq, and against
   the closed form ``(n / n_min)^(1/4)`` of the large-n lower bound with the Gaussian calibration
@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from dpmask import gram, rivals, trust
+from dpmask import rivals
+from dpmask.rivals import gram, trust
 
 TABLE1_LEVELS = [(0.1, 0.01), (0.1, 0.001), (0.01, 0.01), (0.01, 0.001), (0.001, 0.01), (0.001, 0.001)]
 

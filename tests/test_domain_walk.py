@@ -2,8 +2,9 @@
 
 ``jl.jl_w(1.0, 1e-310, 10, 2)`` never returned (a bracket loop that could not end) and
 ``sigma_b(100.0, 0.3, 751, 750)`` raised scipy's OverflowError: both inside the documented domain.
-Here each public function of ``bounds``, ``gram``, ``field``, ``jl``, ``trust``, ``compare``
-(all of them ``dpmask.rivals`` as well) and ``wishart`` is called at both ends of every argument's
+Here each public function of ``paper.bounds``, ``exact.best``, the rivals ``gram``, ``gram_table``,
+``adassp``, ``wishart_mechanism``, ``jl``, ``trust``, ``compare`` (all of them ``dpmask.rivals`` as
+well) and ``exact.two_columns`` is called at both ends of every argument's
 documented range (and just past them), their combinations, and arrays that mix them.  Every call
 must end in
 
@@ -14,7 +15,7 @@ Anything else fails: another exception (OverflowError, RuntimeError, LinAlgError
 or inf, an unnamed message, or a hang.  The calls run in one subprocess per module; before each
 call ``faulthandler.dump_traceback_later`` arms a guard of ``GUARD`` seconds (a hang guard, not a
 timing test: the slowest corner takes a few seconds) that dumps the stack and ends the process,
-and the parent reports the call that was running.  ``wishart.masked_sigma_search`` is walked over
+and the parent reports the call that was running.  ``two_columns.masked_sigma_search`` is walked over
 its options' corners only up to its validation (its search takes minutes: see SKIPPED).
 """
 
@@ -96,7 +97,7 @@ def cases():
         C["bounds", f] = [dict(setting=s, **kw) for s in "ABCD" for kw in _np_grid(eps=(1e-100, 100.0, 1e4),
                                                                                   delta=(1e-300, 0.3))]
     for f in ("best_sufficient_sigma", "best_sufficient_source"):
-        C["bounds", f] = [dict(setting=s, corrected=c, **kw) for s in "ABCD" for c in (False, True)
+        C["best", f] = [dict(setting=s, corrected=c, **kw) for s in "ABCD" for c in (False, True)
                           for kw in _np_grid(eps=(1e-100, 100.0, 1e4), delta=(1e-300, 0.3))]
     # ---------------------------------------------------------------- gram (Analyze Gauss)
     C["gram", "gram_sensitivity"] = grid(p=(1, 2, 2**53))
@@ -115,23 +116,23 @@ def cases():
                                           n=(3, 1000, 2**53), p=(2, 64)) + [
         dict(eps=1.0, delta=1e-5, n=2**53, p=2**53 - 1)]
     # ---------------------------------------------------------------- field
-    C["field", "psd_projection"] = grid(K=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]],
+    C["gram_table", "psd_projection"] = grid(K=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]],
                                            [[[1.0, 0.0], [0.0, -1.0]], K2]))
-    C["field", "gram_table"] = grid(K_tilde=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]]), n=(2, 1000),
+    C["gram_table", "gram_table"] = grid(K_tilde=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]]), n=(2, 1000),
                                     rng=(0,))
-    C["field", "cross_sensitivity"] = grid(k=(1, 63, 2**53))
-    C["field", "adassp_noise"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(2, 64), composition=("basic", "gaussian"))
-    C["field", "adassp_from_gram"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
+    C["adassp", "cross_sensitivity"] = grid(k=(1, 63, 2**53))
+    C["adassp", "adassp_noise"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(2, 64), composition=("basic", "gaussian"))
+    C["adassp", "adassp_from_gram"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
                                           delta=(1e-300, 0.49), rng=(0,), size=(None, 2), rho=(1e-100, 0.999),
                                           composition=("basic", "gaussian"))
-    C["field", "adassp"] = grid(Z=(_m(30, 1), _m(3, 2)), y=(np.linspace(-1, 1, 30),), eps=EPS_RIVAL,
+    C["adassp", "adassp"] = grid(Z=(_m(30, 1), _m(3, 2)), y=(np.linspace(-1, 1, 30),), eps=EPS_RIVAL,
                                 delta=(1e-300, 0.49), rng=(0,), rho=(0.05,))
-    C["field", "adassp"] = [c for c in C["field", "adassp"] if len(c["Z"]) == 30]
+    C["adassp", "adassp"] = [c for c in C["adassp", "adassp"] if len(c["Z"]) == 30]
     # issue 23's additions: AdaSSP joint's sensitivity sum, the Wishart mechanism
-    C["field", "adassp_joint_sum"] = grid(k=(1, 2, 63, 2**53))
-    C["field", "wishart_scale"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(1, 64), calibration=("delta", "paper"))
-    C["field", "wishart_delta"] = grid(eps=EPS_RIVAL, c=(1e-300, 1.0, 1e300), p=(1, 64))
-    C["field", "wishart_mechanism"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
+    C["adassp", "adassp_joint_sum"] = grid(k=(1, 2, 63, 2**53))
+    C["wishart_mechanism", "wishart_scale"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(1, 64), calibration=("delta", "paper"))
+    C["wishart_mechanism", "wishart_delta"] = grid(eps=EPS_RIVAL, c=(1e-300, 1.0, 1e300), p=(1, 64))
+    C["wishart_mechanism", "wishart_mechanism"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
                                            delta=(1e-300, 0.49), rng=(0,), size=(None, 2),
                                            calibration=("delta", "paper"))
     # ---------------------------------------------------------------- jl
@@ -177,21 +178,21 @@ def cases():
                                           for k in ("A", "B0", "gram", "adassp", "jl", "jl_always", "wishart")
                                           for n in (3, 10**4) for e in (1e-6, 10.0) for d in (2e-300, 0.49)]
     # ---------------------------------------------------------------- wishart (Setting B, p = 2)
-    C["wishart", "log_hyp0f1_2x2"] = grid(b=(1.5, 5e6), z1=(0.0, 1e-300, 1e12), z2=(0.0, 1e-300, 1e12))
-    C["wishart", "wishart_log_ratio"] = grid(T=(K2, K_TINY), n=(3, 10**4), K=(K2, [[0.0, 0.0], [0.0, 0.0]]),
+    C["two_columns", "log_hyp0f1_2x2"] = grid(b=(1.5, 5e6), z1=(0.0, 1e-300, 1e12), z2=(0.0, 1e-300, 1e12))
+    C["two_columns", "wishart_log_ratio"] = grid(T=(K2, K_TINY), n=(3, 10**4), K=(K2, [[0.0, 0.0], [0.0, 0.0]]),
                                              K_prime=(K2,), sigma=(1e-3, 1.0, 1e100))
-    C["wishart", "sample_wishart_2x2"] = grid(n=(2, 3, 10**7), Lambda=(K2, [[0.0, 0.0], [0.0, 0.0]], K_HUGE),
+    C["two_columns", "sample_wishart_2x2"] = grid(n=(2, 3, 10**7), Lambda=(K2, [[0.0, 0.0], [0.0, 0.0]], K_HUGE),
                                               size=(1, 3), rng=(0,))
-    C["wishart", "gram_pair"] = grid(x=([1.0, 1.0], [0.0, 0.0], [1.0, -1.0]), x_prime=([0.0, 0.0], [1.0, 1.0]),
+    C["two_columns", "gram_pair"] = grid(x=([1.0, 1.0], [0.0, 0.0], [1.0, -1.0]), x_prime=([0.0, 0.0], [1.0, 1.0]),
                                      shared=(None, K2))
-    C["wishart", "projection_pair"] = [dict()]
-    C["wishart", "orthogonal_pair"] = grid(n=(3, 10**4, 2**53), s=(0.0, 1.0))
-    C["wishart", "orthogonal_family_sigma"] = grid(eps=(1e-4, 100.0), delta=(1e-100, 0.5), n=(3, 1000))
-    C["wishart", "masked_pair_log_delta"] = grid(eps=(1e-4, 100.0), sigma=(0.5, 1e100), n=(3, 1000), K=(K2,),
+    C["two_columns", "projection_pair"] = [dict()]
+    C["two_columns", "orthogonal_pair"] = grid(n=(3, 10**4, 2**53), s=(0.0, 1.0))
+    C["two_columns", "orthogonal_family_sigma"] = grid(eps=(1e-4, 100.0), delta=(1e-100, 0.5), n=(3, 1000))
+    C["two_columns", "masked_pair_log_delta"] = grid(eps=(1e-4, 100.0), sigma=(0.5, 1e100), n=(3, 1000), K=(K2,),
                                                  K_prime=([[1.0, 0.0], [0.0, 1.0]],), n_samples=(200,), rng=(0,),
                                                  confidence=(1e-12, 1 - 1e-12))
     # masked_sigma_search: its options at and past their ends (each refused before the search starts)
-    C["wishart", "masked_sigma_search"] = [{**dict(eps=1.0, delta=1e-5, n=100), **o} for o in (
+    C["two_columns", "masked_sigma_search"] = [{**dict(eps=1.0, delta=1e-5, n=100), **o} for o in (
         dict(confidence=0.0), dict(confidence=1.0), dict(confidence=True), dict(confidence=2), dict(top=0),
         dict(top=True), dict(n_samples=199), dict(screen_samples=2**24), dict(rng=True), dict(pairs=[]),
         dict(pairs="x"), dict(eps=[1.0, 2.0]), dict(n=2), dict(p=3))]
@@ -199,12 +200,12 @@ def cases():
 
 
 SKIPPED = {
-    ("wishart", "masked_sigma_search"): "a Monte Carlo search over candidate pairs (minutes per call): walked over "
+    ("two_columns", "masked_sigma_search"): "a Monte Carlo search over candidate pairs (minutes per call): walked over "
                                         "its options' refusals only",
     ("compare", "simulate_slopes"): "walked through compare_from_gram (every kind)",
     ("compare", "summarise"): "a summary of simulate_slopes' draws (no domain of its own)",
     ("jl", "jl_ols"): "jl_ols_from_gram on the table of a JLRelease: walked through jl_ols_from_gram",
-    ("field", "AdasspResult"): "a named tuple",
+    ("adassp", "AdasspResult"): "a named tuple",
     ("jl", "JLRelease"): "a named tuple",
     ("jl", "JLFit"): "a named tuple",
     ("trust", "DistributedGram"): "a named tuple",
@@ -212,7 +213,10 @@ SKIPPED = {
     ("gram", "PDProbability"): "a named tuple",
     ("compare", "rmse_reported"): "reads a summarise row (no domain of its own)",
 }
-MODULES = ("bounds", "gram", "field", "jl", "trust", "compare", "wishart")
+#: The walked modules, by the short name of the cases' keys: their place in the package.
+MODULES = {"bounds": "paper.bounds", "best": "exact.best", "gram": "rivals.gram", "gram_table": "rivals.gram_table",
+           "adassp": "rivals.adassp", "wishart_mechanism": "rivals.wishart_mechanism", "jl": "rivals.jl",
+           "trust": "rivals.trust", "compare": "rivals.compare", "two_columns": "exact.two_columns"}
 #: Non-finite values a function documents, dropped before the check: the debiased JL fit's intervals
 #: are normal (df = inf); the engine's fractions that do not apply to a mechanism are NaN (coverage
 #: without intervals, positive definiteness without a Gram matrix); a log delta estimate may be -inf.
@@ -225,7 +229,7 @@ def _drop_documented(key, result):
     if key in (("compare", "compare_from_gram"), ("compare", "compare_mechanisms")):
         return {kind: {k: v for k, v in row.items() if not (k in _NOT_APPLICABLE and isinstance(v, float)
                                                             and math.isnan(v))} for kind, row in result.items()}
-    if key == ("wishart", "masked_pair_log_delta"):
+    if key == ("two_columns", "masked_pair_log_delta"):
         return [v for v in _numbers(result) if v != -math.inf]
     return result
 
@@ -271,7 +275,7 @@ def run_module(module):
     """Call every case of *module* with the hang guard armed; one JSON line per call on stdout."""
     import importlib
 
-    mod = importlib.import_module(f"dpmask.{module}")
+    mod = importlib.import_module(f"dpmask.{MODULES[module]}")
     faulthandler.enable()
     for (m, name), calls in cases().items():
         if m != module:
@@ -326,15 +330,15 @@ def test_every_public_function_has_corners():
     have = set(cases())
     missing = []
     for module in MODULES:
-        mod = importlib.import_module(f"dpmask.{module}")
+        mod = importlib.import_module(f"dpmask.{MODULES[module]}")
         for name in mod.__all__:
             if callable(getattr(mod, name)) and (module, name) not in have and (module, name) not in SKIPPED:
                 missing.append(f"{module}.{name}")
     rivals = importlib.import_module("dpmask.rivals")
     for name in rivals.__all__:  # the facade re-exports functions walked under their own module
         obj = getattr(rivals, name)
-        if callable(obj) and not any(getattr(importlib.import_module(f"dpmask.{m}"), name, None) is obj
-                                     for m in MODULES):
+        if callable(obj) and not any(getattr(importlib.import_module(f"dpmask.{path}"), name, None) is obj
+                                     for path in MODULES.values()):
             missing.append(f"rivals.{name}")
     assert not missing, f"no corners for {missing}"
 

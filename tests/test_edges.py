@@ -16,7 +16,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpmask import audit, bounds, exact, gq, mechanisms, table, widgets
+from dpmask import exact, widgets
+from dpmask.exact import best
+from dpmask.paper import bounds, gq, mechanisms, table
+from dpmask.exact import audit
 
 
 @pytest.fixture(autouse=True)
@@ -336,7 +339,8 @@ def test_counts_above_2_to_the_53_are_refused_not_rounded():
 
 
 def test_bools_and_text_are_not_numbers_and_flags_are_bools():
-    from dpmask import mechanisms, rivals
+    from dpmask import rivals
+    from dpmask.paper import mechanisms
 
     X = np.zeros((6, 2))
     for rng in (True, False, np.bool_(True)):
@@ -347,13 +351,13 @@ def test_bools_and_text_are_not_numbers_and_flags_are_bools():
     with pytest.raises(ValueError, match=r"\beps\b.*text"):
         rivals.sigma_gram("0.1", 0.01, 5)
     with pytest.raises(ValueError, match=r"\bdelta\b.*text"):
-        bounds.best_sufficient_sigma(0.1, "0.01", 100, 5)
+        best.best_sufficient_sigma(0.1, "0.01", 100, 5)
     with pytest.raises(TypeError, match=r"\bn\b.*bool"):
         bounds.sigma_b(0.1, 0.01, [100, True], 5)
     for fn in (lambda c: bounds.g_b(1.0, 0.1, 0.01, 100, 5, corrected=c),
                lambda c: bounds.sigma_b(0.1, 0.01, 100, 5, corrected=c),
                lambda c: bounds.sigma_b_block(0.1, 0.01, [100], 5, corrected=c),
-               lambda c: bounds.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected=c),
+               lambda c: best.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected=c),
                lambda c: table.table1(corrected=c)):
         for flag in ("no", 0, None, 1):
             with pytest.raises(TypeError, match=r"corrected must be True or False"):
@@ -367,7 +371,7 @@ def test_one_eps_domain_for_the_package():
 
     assert _validate.EPS_DOMAIN == (1e-100, 1e4)
     calls = [lambda e: bounds.sigma_b(e, 0.01, 100, 5), lambda e: bounds.g_b(1.0, e, 0.01, 100, 5),
-             lambda e: bounds.best_sufficient_sigma(e, 0.01, 100, 5), lambda e: bounds.sufficient_sigma(e, 0.01, 100, 5),
+             lambda e: best.best_sufficient_sigma(e, 0.01, 100, 5), lambda e: bounds.sufficient_sigma(e, 0.01, 100, 5),
              lambda e: rivals.sigma_gram(e, 0.01, 5), lambda e: exact.analytic_gaussian_sigma(e, 0.01),
              lambda e: exact.analytic_gaussian_delta(e, 1.0), lambda e: rivals.sigma_low_large_n(e, 0.01, 100, 5)]
     for call in calls:
@@ -416,7 +420,7 @@ def test_sigma_lower_bound_settles_at_tiny_delta_and_around():
     the issue's grid eps {1e-4, ..., 100} x delta {1e-250, ..., 0.9} at n = 21, p = 20 that did);
     that grid at eight (n, p) from (2, 1) to (10000, 3), both statistics, ran clean when this was
     fixed."""
-    from dpmask import audit
+    from dpmask.exact import audit
 
     for eps in (20.0, 100.0):
         lo = audit.sigma_lower_bound(eps, np.array([1e-250, 1e-200]), 21, 20)
@@ -432,7 +436,7 @@ def test_noncentral_tails_where_scipy_raises():
     other tail at such a point (and the quadrature where both fail), alone or among ordinary points."""
     from scipy import stats
 
-    from dpmask import _ncx2
+    from dpmask.paper import _ncx2
 
     x, k, lam = 1.136300227102607e-16, 2.0, 29999.999999999996
     try:

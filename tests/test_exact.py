@@ -4,7 +4,7 @@ The analytic Gaussian curve is checked against Google's dp-accounting and a
 60-digit mpmath evaluation; the Setting B (p = 1) curve against an mpmath
 computation that shares no code with the package (Poisson mixture of central
 chi-square tails, mpmath's own 0F1 for the density ratio) and against
-simulated releases from dpmask.mechanisms.
+simulated releases from dpmask.paper.mechanisms.
 """
 
 import math
@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from dp_accounting import gaussian_mechanism as dpa
 
-from dpmask import bounds, exact, ncx2_pairs
-from dpmask.table import PAPER_TABLE1
+from dpmask import exact
+from dpmask.paper import bounds
+from dpmask.exact import one_column
+from dpmask.paper.table import PAPER_TABLE1
 
 from _mp_ncx2 import log_ratio_threshold
 
@@ -180,8 +182,8 @@ def test_worst_pair_is_the_corner(eps, sigma, n):
 
 
 def test_masked_p1_delta_matches_simulated_releases():
-    """Monte Carlo with dpmask.mechanisms.release_b: tolerance 5 standard errors."""
-    from dpmask.audit import mc_delta
+    """Monte Carlo with dpmask.paper.mechanisms.release_b: tolerance 5 standard errors."""
+    from dpmask.exact.audit import mc_delta
     from scipy.optimize import brentq
 
     eps, sigma, n = 0.5, 0.6, 5
@@ -251,7 +253,7 @@ def test_one_minus_delta_just_below_one_against_mpmath(n):
     eps = 1.0
     for sigma in (0.05, 0.07, 0.1, 0.14, 0.2):
         truth = _mp_one_minus_delta(eps, sigma, n)
-        bound = mp.exp(mp.mpf(float(ncx2_pairs._log_gap_upper(eps, sigma, float(n), 1.0))))
+        bound = mp.exp(mp.mpf(float(one_column._log_gap_upper(eps, sigma, float(n), 1.0))))
         assert bound >= truth * (1 - 1e-12), (sigma, n, bound, truth)
         got = 1.0 - exact.masked_p1_delta(eps, sigma, n)
         if truth > 2.0**-40:

@@ -1,4 +1,4 @@
-"""Tests for the field's mechanisms (dpmask.field, dpmask.trust, dpmask.compare via dpmask.rivals).
+"""Tests for the field's mechanisms (dpmask.rivals.gram_table, adassp and wishart_mechanism, dpmask.rivals.trust, dpmask.rivals.compare via dpmask.rivals).
 
 Independent truths: the law of a uniform frame's row (a Kolmogorov-Smirnov test against a Beta law,
 as chapter 9 checks Lemma 9.1), statsmodels and pandas run on the tables, dp-accounting's Gaussian
@@ -14,7 +14,7 @@ import pytest
 from scipy import optimize, stats
 
 from dpmask import rivals
-from dpmask.mechanisms import release_b
+from dpmask.paper.mechanisms import release_b
 
 # --------------------------------------------------------------------------- the rival as a table
 
@@ -236,7 +236,7 @@ def test_adassp_first_order_is_the_ridged_estimators():
     # the issue's cell: synthetic p = 5, eps = delta = 0.001, n = 10^3, 4,000 simulated releases gave
     # 0.262; first order of the ridged estimator must be within 15 % of a simulation (the old formula,
     # the unridged variance plus the ridge's bias, gave 19.4)
-    from dpmask import compare
+    from dpmask.rivals import compare
 
     K = 1000 * rivals.example_moments(5)
     k = 4
@@ -507,7 +507,9 @@ def test_compare_engine_agrees_with_first_order_where_masking_is_positive_defini
 
 
 def test_noise_levels_name_their_sources():
-    from dpmask import audit, bounds, exact
+    from dpmask import exact
+    from dpmask.paper import bounds
+    from dpmask.exact import audit
 
     lv = rivals.noise_levels(0.1, 0.01, 10**4, 5)
     assert lv["A"]["sigma"] == pytest.approx(exact.analytic_gaussian_sigma(0.1, 0.01), rel=1e-12)
@@ -653,7 +655,8 @@ def test_wishart_mechanism_has_the_stated_law_and_refuses_bad_input():
 
 
 def test_rmse_is_refused_where_the_corrected_matrix_is_often_not_pd():
-    from dpmask import compare, data
+    from dpmask import data
+    from dpmask.rivals import compare
 
     # the issue's cell: the real data at their own size, Setting B at sigma_0 (not PD in ~99 % of draws)
     X = data.load_randhie()[0]
@@ -689,7 +692,7 @@ def test_every_first_order_cell_of_chapter_9_agrees_with_simulation():
     # releases; where the estimator has a second moment (not PD in < 1 % of draws) the two must agree to
     # 15 %.  With 2,000 draws the simulated RMSE's relative standard error is about 1.6 % where the errors
     # are light tailed.
-    from dpmask import compare
+    from dpmask.rivals import compare
 
     kbar, levels = _chapter9_cases()
     rng = np.random.default_rng(2023)

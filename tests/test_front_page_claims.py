@@ -11,7 +11,7 @@ from pathlib import Path
 import mpmath as mp
 import numpy as np
 
-from dpmask import bounds
+from dpmask.paper import bounds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -138,4 +138,4 @@ def test_chapter_9_states_the_conditions_in_its_statements():
     assert "eigenvector of the smallest eigenvalue" in prop_98 and "gap" in prop_98
     proof_98 = text.split("(of {prf:ref}`prop-9-adassp`)", 1)[1].split(":::", 1)[0]
     assert "eigenvector of the smallest eigenvalue" in proof_98 and "gap of at least $\\Delta_F(k)$" in proof_98
-    assert "dpmask.trust.masking_dropout_cost" in text and "dpmask.gram.gram_pd_probability" in text
+    assert "dpmask.rivals.trust.masking_dropout_cost" in text and "dpmask.rivals.gram.gram_pd_probability" in text

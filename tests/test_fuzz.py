@@ -32,7 +32,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpmask import audit, bounds, exact, gq, gram, inference, mechanisms, table, widgets, wishart
+from dpmask import exact, inference, widgets
+from dpmask.paper import bounds, gq, mechanisms, table
+from dpmask.exact import audit, two_columns
+from dpmask.rivals import gram
 
 # (module, name) -> reason.  Constants in __all__ are skipped automatically.
 SKIP = {
@@ -49,17 +52,17 @@ SKIP = {
     ("widgets", "tightness_numbers"): "runs sigma_lower_bound and masked_p1_sigma: seconds per call",
     ("widgets", "rivals_explorer"): "builds ipywidgets",
     ("widgets", "rivals_figure"): "draws a matplotlib figure (seconds per call)",
-    ("wishart", "masked_sigma_search"): "a Monte Carlo search over candidate pairs (minutes per call); "
+    ("two_columns", "masked_sigma_search"): "a Monte Carlo search over candidate pairs (minutes per call); "
                                         "its building blocks masked_pair_log_delta and orthogonal_family_sigma are walked",
     ("inference", "OLSResult"): "a dataclass (a container, not a computation)",
     ("gram", "PDProbability"): "a named tuple (a container, not a computation)",
 }
-# Not walked at all: dpmask.scale (owned by the Dask/cluster work), dpmask.symbolic
+# Not walked at all: dpmask.scale (owned by the Dask/cluster work), dpmask.paper.symbolic
 # (SymPy derivations without numeric arguments; seconds per call), dpmask._validate (private).
 
 __doc__ += "".join(f"\n* ``{m}.{f}``: {why}." for (m, f), why in sorted(SKIP.items())) + (
     "\n* ``dpmask.scale``: owned by the Dask/cluster work, tested in test_scale.py."
-    "\n* ``dpmask.symbolic``: SymPy derivations, no numeric arguments, seconds per call."
+    "\n* ``dpmask.paper.symbolic``: SymPy derivations, no numeric arguments, seconds per call."
 )
 
 MODULES = {
@@ -72,7 +75,7 @@ MODULES = {
     "inference": inference,
     "widgets": widgets,
     "gram": gram,
-    "wishart": wishart,
+    "two_columns": two_columns,
 }
 
 # --------------------------------------------------------------------------- values
@@ -259,15 +262,15 @@ SPECS = {
     ("widgets", "block_numbers"): dict(eps=EPS, delta=DELTA, n=N, p=P, block=N),
     ("widgets", "inference_numbers"): dict(eps=EPS, delta=DELTA, n=N),
     ("widgets", "rivals_numbers"): dict(eps=EPS, delta=DELTA, n=N, p=P, estimand=ESTIMAND, target=TARGET),
-    ("bounds", "best_sufficient_sigma"): dict(eps=EPS, delta=DELTA, n=N, p=P, setting=SETTING,
+    ("exact", "best_sufficient_sigma"): dict(eps=EPS, delta=DELTA, n=N, p=P, setting=SETTING,
                                               corrected=st.booleans()),
-    ("bounds", "best_sufficient_source"): dict(eps=EPS, delta=DELTA, n=N, p=P, setting=SETTING,
+    ("exact", "best_sufficient_source"): dict(eps=EPS, delta=DELTA, n=N, p=P, setting=SETTING,
                                                corrected=st.booleans()),
     ("inference", "correlation_from_gram"): dict(G=GRAM, n=N, sigma=st.none() | SIGMA, correct_noise=st.booleans(),
                                                  constant=CONSTANT, noise=NOISE, tau=st.none() | SIGMA),
     ("inference", "pca_from_gram"): dict(G=GRAM, n=N, sigma=st.none() | SIGMA, correct_noise=st.booleans(),
                                          constant=CONSTANT, noise=NOISE, tau=st.none() | SIGMA),
-    # dpmask.gram (chapter 9 calls it under dpmask.rivals): the Gaussian mechanism on X^T X
+    # dpmask.rivals.gram (chapter 9 calls it under dpmask.rivals): the Gaussian mechanism on X^T X
     ("gram", "gram_sensitivity"): dict(p=P),
     ("gram", "sigma_gram"): dict(eps=EPS, delta=DELTA, p=P),
     ("gram", "gram_noise"): dict(p=CHEAP_SIZE(st.sampled_from([1, 2, 3, 5, 8193, 10**9, 2**63])), tau=SIGMA,
@@ -281,16 +284,16 @@ SPECS = {
     ("gram", "sigma_low_large_n"): dict(eps=EPS, delta=DELTA, n=N, p=P),
     ("gram", "gram_pd_probability"): dict(K=GRAM, tau=SIGMA, draws=mix(st.sampled_from([100, 500, 99, 0, 10**12])),
                                           rng=RNG),
-    # dpmask.wishart: exact privacy of Setting B for p = 2 (section 7a)
-    ("wishart", "log_hyp0f1_2x2"): dict(b=mix(st.sampled_from([1.5, 2, 50, 5e6, 5e6 + 1, 1.0])), z1=LAM, z2=LAM),
-    ("wishart", "wishart_log_ratio"): dict(T=GRAM, n=N_CHEAP, K=GRAM, K_prime=GRAM, sigma=SIGMA),
-    ("wishart", "sample_wishart_2x2"): dict(n=N, Lambda=GRAM, size=st.sampled_from([1, 3, 0, -1, 10**12, None, "x"]),
+    # dpmask.exact.two_columns: exact privacy of Setting B for p = 2 (section 7a)
+    ("two_columns", "log_hyp0f1_2x2"): dict(b=mix(st.sampled_from([1.5, 2, 50, 5e6, 5e6 + 1, 1.0])), z1=LAM, z2=LAM),
+    ("two_columns", "wishart_log_ratio"): dict(T=GRAM, n=N_CHEAP, K=GRAM, K_prime=GRAM, sigma=SIGMA),
+    ("two_columns", "sample_wishart_2x2"): dict(n=N, Lambda=GRAM, size=st.sampled_from([1, 3, 0, -1, 10**12, None, "x"]),
                                             rng=RNG),
-    ("wishart", "gram_pair"): dict(x=VEC2, x_prime=VEC2, shared=st.none() | GRAM),
-    ("wishart", "projection_pair"): dict(),
-    ("wishart", "orthogonal_pair"): dict(n=N, s=mix(st.sampled_from([0.0, 0.5, 1.0, 1.5, -0.1]))),
-    ("wishart", "orthogonal_family_sigma"): dict(eps=EPS, delta=DELTA, n=N_CHEAP),
-    ("wishart", "masked_pair_log_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP, K=GRAM, K_prime=GRAM,
+    ("two_columns", "gram_pair"): dict(x=VEC2, x_prime=VEC2, shared=st.none() | GRAM),
+    ("two_columns", "projection_pair"): dict(),
+    ("two_columns", "orthogonal_pair"): dict(n=N, s=mix(st.sampled_from([0.0, 0.5, 1.0, 1.5, -0.1]))),
+    ("two_columns", "orthogonal_family_sigma"): dict(eps=EPS, delta=DELTA, n=N_CHEAP),
+    ("two_columns", "masked_pair_log_delta"): dict(eps=EPS, sigma=SIGMA, n=N_CHEAP, K=GRAM, K_prime=GRAM,
                                                n_samples=mix(st.sampled_from([200, 400, 199, 0, 10**12])),
                                                rng=RNG, confidence=mix(st.sampled_from([0.5, 0.95, 0.0, 1.0]))),
 }
@@ -313,7 +316,7 @@ MAY_BE_INFINITE = {
     ("audit", "statistic_log_delta"): {-1},          # a lower bound on log delta
     ("audit", "statistic_worst_pair"): {-1},
     ("audit", "mc_delta"): set(),
-    ("wishart", "masked_pair_log_delta"): {-1},      # log of an estimate or interval end that is 0 (documented)
+    ("two_columns", "masked_pair_log_delta"): {-1},      # log of an estimate or interval end that is 0 (documented)
 }
 
 # Documented ranges of scalar results: (module, name) -> predicate.
@@ -367,7 +370,7 @@ def _leaves(obj):
 
 # Functions documented to return text, not numbers: (module, name) -> check of the result.
 RETURNS_TEXT = {
-    ("bounds", "best_sufficient_source"): lambda r: isinstance(r, str) or (
+    ("exact", "best_sufficient_source"): lambda r: isinstance(r, str) or (
         isinstance(r, np.ndarray) and all(isinstance(x, str) and x for x in r.ravel())),  # empty in, empty out
 }
 
@@ -440,7 +443,7 @@ def test_extremes_give_finite_values_or_named_errors(key):
     slow = key[0] in ("exact", "audit") and key[1] not in (
         "classical_gaussian_sigma", "analytic_gaussian_delta", "analytic_gaussian_log_delta",
         "analytic_gaussian_sigma", "setting_a_criterion_delta", "setting_a_criterion_sigma")
-    slow = slow or key in (("wishart", "orthogonal_family_sigma"), ("wishart", "masked_pair_log_delta"))
+    slow = slow or key in (("two_columns", "orthogonal_family_sigma"), ("two_columns", "masked_pair_log_delta"))
 
     # The deadline is a hang guard, not a timing test (issue 17: no timed asserts): a call that
     # runs for minutes (as masked_p1_sigma at n = 1e12 once did) fails it, but it is 30 times the
@@ -487,8 +490,8 @@ VALID = {
     ("bounds", "sigma_b_corollary"): dict(eps=0.1, delta=0.01, n=100, p=5),
     ("bounds", "sigma_b_block"): dict(eps=0.1, delta=0.01, block_sizes=[50, 60], p=5, corrected=False),
     ("bounds", "sufficient_sigma"): dict(eps=0.1, delta=0.01, n=100, p=5, setting="B"),
-    ("bounds", "best_sufficient_sigma"): dict(eps=0.1, delta=0.01, n=100, p=5, setting="B", corrected=False),
-    ("bounds", "best_sufficient_source"): dict(eps=0.1, delta=0.01, n=100, p=5, setting="B", corrected=False),
+    ("exact", "best_sufficient_sigma"): dict(eps=0.1, delta=0.01, n=100, p=5, setting="B", corrected=False),
+    ("exact", "best_sufficient_source"): dict(eps=0.1, delta=0.01, n=100, p=5, setting="B", corrected=False),
     ("gq", "G"): dict(q=3.0, t=1.0),
     ("gq", "log_G"): dict(q=3.0, t=1.0),
     ("gq", "dlog_G"): dict(q=3.0, t=1.0),
@@ -550,15 +553,15 @@ VALID = {
     ("gram", "example_moments"): dict(p=3),
     ("gram", "sigma_low_large_n"): dict(eps=0.1, delta=0.01, n=10**4, p=2),
     ("gram", "gram_pd_probability"): dict(K=_G2, tau=1.0, draws=200, rng=0),
-    ("wishart", "log_hyp0f1_2x2"): dict(b=2.5, z1=1.0, z2=0.5),
-    ("wishart", "wishart_log_ratio"): dict(T=_G2, n=10, K=_G2, K_prime=np.eye(2), sigma=1.0),
-    ("wishart", "sample_wishart_2x2"): dict(n=10, Lambda=_G2, size=2, rng=0),
-    ("wishart", "gram_pair"): dict(x=np.array([1.0, 1.0]), x_prime=np.array([0.5, 1.0])),
-    ("wishart", "masked_pair_log_delta"): dict(eps=1.0, sigma=1.0, n=10, K=_G2, K_prime=np.eye(2),
+    ("two_columns", "log_hyp0f1_2x2"): dict(b=2.5, z1=1.0, z2=0.5),
+    ("two_columns", "wishart_log_ratio"): dict(T=_G2, n=10, K=_G2, K_prime=np.eye(2), sigma=1.0),
+    ("two_columns", "sample_wishart_2x2"): dict(n=10, Lambda=_G2, size=2, rng=0),
+    ("two_columns", "gram_pair"): dict(x=np.array([1.0, 1.0]), x_prime=np.array([0.5, 1.0])),
+    ("two_columns", "masked_pair_log_delta"): dict(eps=1.0, sigma=1.0, n=10, K=_G2, K_prime=np.eye(2),
                                                n_samples=200, rng=0, confidence=0.95),
-    ("wishart", "projection_pair"): dict(),
-    ("wishart", "orthogonal_pair"): dict(n=10, s=0.5),
-    ("wishart", "orthogonal_family_sigma"): dict(eps=1.0, delta=1e-5, n=10),
+    ("two_columns", "projection_pair"): dict(),
+    ("two_columns", "orthogonal_pair"): dict(n=10, s=0.5),
+    ("two_columns", "orthogonal_family_sigma"): dict(eps=1.0, delta=1e-5, n=10),
 }
 
 
@@ -621,15 +624,18 @@ def _refuses_every_replacement(key, fn, kwargs):
 
 # --------------------------------------------------------------------------- the rivals (issue 25)
 #
-# The modules added with the field (dpmask.field, jl, trust, compare, data; dpmask.rivals
+# The modules added with the field (dpmask.rivals' gram_table, adassp, wishart_mechanism, jl, trust, compare;
+# dpmask.data; dpmask.rivals
 # re-exports them) use the same checks: each public function is called once with valid arguments,
 # then with each number as text and as a bool, each array as text, each flag as "no".
 
-from dpmask import compare, data, field, jl, trust  # noqa: E402
+from dpmask import data  # noqa: E402
+from dpmask.rivals import adassp, compare, gram_table, jl, trust, wishart_mechanism  # noqa: E402
 
 _K3 = 1000.0 * np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
 _FAST = dict(kinds=("A", "gram", "jl"), low="large_n")
-RIVAL_MODULES = {"compare": compare, "field": field, "jl": jl, "trust": trust, "data": data}
+RIVAL_MODULES = {"compare": compare, "gram_table": gram_table, "adassp": adassp, "wishart_mechanism": wishart_mechanism,
+                 "jl": jl, "trust": trust, "data": data}
 RIVAL_VALID = {
     ("compare", "noise_levels"): dict(eps=0.5, delta=0.01, n=1000, p=3, r=100, **_FAST),
     ("compare", "first_order_rmse"): dict(kind="jl", K=_K3, n=1000, eps=0.5, delta=0.01, r=100),
@@ -637,12 +643,12 @@ RIVAL_VALID = {
                                            first_order=False, **_FAST),
     ("compare", "compare_mechanisms"): dict(X=_matrix(50, 3), eps=0.5, delta=0.01, reps=2, rng=0, r=100,
                                             first_order=True, **_FAST),
-    ("field", "psd_projection"): dict(K=_G2),
-    ("field", "gram_table"): dict(K_tilde=_G2, n=10, rng=0),
-    ("field", "cross_sensitivity"): dict(k=2),
-    ("field", "adassp_noise"): dict(eps=0.5, delta=0.01, p=3),
-    ("field", "adassp_from_gram"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2, rho=0.05),
-    ("field", "adassp"): dict(Z=_matrix(30, 2), y=np.linspace(-1, 1, 30), eps=0.5, delta=0.01, rng=0, rho=0.05),
+    ("gram_table", "psd_projection"): dict(K=_G2),
+    ("gram_table", "gram_table"): dict(K_tilde=_G2, n=10, rng=0),
+    ("adassp", "cross_sensitivity"): dict(k=2),
+    ("adassp", "adassp_noise"): dict(eps=0.5, delta=0.01, p=3),
+    ("adassp", "adassp_from_gram"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2, rho=0.05),
+    ("adassp", "adassp"): dict(Z=_matrix(30, 2), y=np.linspace(-1, 1, 30), eps=0.5, delta=0.01, rng=0, rho=0.05),
     ("jl", "jl_delta"): dict(eps=0.5, w=30.0, r=100, p=2),
     ("jl", "jl_pair_delta"): dict(eps=0.5, mu1=0.1, mu2=-0.1, r=100),
     ("jl", "jl_w"): dict(eps=0.5, delta=0.01, r=100, p=2),
@@ -657,10 +663,10 @@ RIVAL_VALID = {
     ("data", "load_randhie"): dict(return_info=True),
     # issue 23's additions (first order's validity, AdaSSP joint, the Wishart mechanism, JL's worst pair, dropouts)
     ("compare", "first_order_margin"): dict(kind="gram", K=_K3, n=1000, eps=0.5, delta=0.01),
-    ("field", "adassp_joint_sum"): dict(k=2),
-    ("field", "wishart_scale"): dict(eps=0.5, delta=0.01, p=3),
-    ("field", "wishart_delta"): dict(eps=0.5, c=100.0, p=3),
-    ("field", "wishart_mechanism"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2),
+    ("adassp", "adassp_joint_sum"): dict(k=2),
+    ("wishart_mechanism", "wishart_scale"): dict(eps=0.5, delta=0.01, p=3),
+    ("wishart_mechanism", "wishart_delta"): dict(eps=0.5, c=100.0, p=3),
+    ("wishart_mechanism", "wishart_mechanism"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2),
     ("jl", "jl_delta_worst_pair"): dict(eps=0.5, w=30.0, r=100, p=2),
     ("trust", "masking_dropout_cost"): dict(eps=0.5, delta=0.01, n=1000, p=3, dropout=0.1),
 }
@@ -710,7 +716,7 @@ def test_engine_refuses_the_issue_inputs_by_name(fn):
 
 
 def test_field_and_jl_refuse_the_issue_inputs_by_name():
-    _refused(field.adassp, {"y"}, _matrix(5, 1), ["0.1"] * 5, 1.0, 1e-5)
+    _refused(adassp.adassp, {"y"}, _matrix(5, 1), ["0.1"] * 5, 1.0, 1e-5)
     _refused(jl.jl_release, {"test"}, _M62, 0.5, 0.01, test="no")
     _refused(jl.jl_release, {"delta"}, _M62, 0.5, 1e-310)
     _refused(jl.jl_w, {"delta"}, 1.0, 1e-310, 10, 2)          # hung before (issue 25)
@@ -720,9 +726,9 @@ def test_field_and_jl_refuse_the_issue_inputs_by_name():
     # jl_delta takes every floor jl_w returns (it refused w > 1e4 before)
     assert 0 < jl.jl_delta(1e-3, 5.9e4, 10**9, 64) <= 1
     # the rival's table of a huge noisy Gram matrix is finite (it was NaN)
-    T = field.gram_table(1e308 * np.eye(2), 5, rng=0)
+    T = gram_table.gram_table(1e308 * np.eye(2), 5, rng=0)
     assert np.all(np.isfinite(T)) and np.allclose(T.T @ T / 1e308, np.eye(2))
-    assert np.all(np.isfinite(field.psd_projection(1e308 * np.eye(2))))
+    assert np.all(np.isfinite(gram_table.psd_projection(1e308 * np.eye(2))))
 
 
 def test_data_refuses_a_non_bool_flag_by_name():
@@ -737,4 +743,4 @@ def test_data_refuses_a_non_bool_flag_by_name():
 def test_masked_sigma_search_refuses_its_options_by_name(option):
     """Issue 25: confidence=2 or True and top=0 failed with errors that named no argument."""
     kwargs = {**dict(eps=1.0, delta=1e-5, n=100), **option}
-    _refused(wishart.masked_sigma_search, set(option), **kwargs)
+    _refused(two_columns.masked_sigma_search, set(option), **kwargs)

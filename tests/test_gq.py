@@ -1,4 +1,4 @@
-"""Tests for dpmask.gq: G_q of Lemmas 5.4 and 5.5 against mpmath, quadrature and Monte Carlo.
+"""Tests for dpmask.paper.gq: G_q of Lemmas 5.4 and 5.5 against mpmath, quadrature and Monte Carlo.
 
 Independent truths used here:
 
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpmask import gq
+from dpmask.paper import gq
 
 DPS = 40
 RTOL = 1e-12

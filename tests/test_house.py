@@ -6,6 +6,11 @@
   ``import dpmask.x``, at module level and inside functions) has no cycle, and
   ``dpmask._validate``, the base, imports no other dpmask module.
 * ``_ext`` has no cycle: ``tests/test_ext_imports.py`` holds that (its ``cycles`` is reused here).
+* The families stack (issue 30): ``dpmask.paper`` (what the paper states) imports neither
+  ``dpmask.exact`` nor ``dpmask.rivals``; ``dpmask.exact`` (the exact privacy the paper does not
+  compute) does not import ``dpmask.rivals``; ``dpmask.scale`` and the modules beside the families
+  that they use (``_validate``, ``_safe``, ``inference``, ...) import no family above them; nothing
+  outside ``dpmask.widgets`` imports it.  A planted upward import fails the check.
 """
 
 from __future__ import annotations
@@ -101,7 +106,70 @@ def test_the_import_graph_is_read_at_every_depth(tmp_path):
 
 def test_dpmask_imports_run_one_way():
     graph = package_imports()
-    assert {"dpmask.gram", "dpmask.rivals", "dpmask.exact", "dpmask.scale", "dpmask.widgets.rivals"} <= set(graph)
-    assert "dpmask.gram" in graph["dpmask.trust"] and "dpmask.gram" in graph["dpmask.compare"]
+    assert {"dpmask.rivals.gram", "dpmask.rivals", "dpmask.exact", "dpmask.scale", "dpmask.widgets.rivals"} <= set(graph)
+    assert "dpmask.rivals.gram" in graph["dpmask.rivals.trust"] and "dpmask.rivals.gram" in graph["dpmask.rivals.compare"]
     assert not cycles(graph), f"dpmask imports in a circle: {cycles(graph)}"
     assert graph["dpmask._validate"] == set(), "the base imports no other dpmask module"
+
+
+#: The families, lowest first: a module may import its own family and those before it, never one after.
+FAMILIES = ("dpmask.scale", "dpmask.paper", "dpmask.exact", "dpmask.rivals")
+#: Modules beside the families that the families stand on: they import no family (scale aside, below all).
+BASE = ("dpmask._validate", "dpmask._safe", "dpmask._style", "dpmask.inference", "dpmask.data", "dpmask.book")
+
+
+def upward_imports(graph, root="dpmask"):
+    """Every import that runs against the stacking, as 'a imports b (why)'."""
+    fams = tuple(f.replace("dpmask", root, 1) for f in FAMILIES)
+    base = tuple(b.replace("dpmask", root, 1) for b in BASE)
+    widgets = f"{root}.widgets"
+
+    def family(module):
+        for i, fam in enumerate(fams):
+            if module == fam or module.startswith(fam + "."):
+                return i
+        return None
+
+    wrong = []
+    for module, deps in sorted(graph.items()):
+        for dep in sorted(deps):
+            mine, theirs = family(module), family(dep)
+            if mine is not None and theirs is not None and theirs > mine:
+                wrong.append(f"{module} imports {dep} (family {fams[theirs]} sits above {fams[mine]})")
+            elif module in base and theirs is not None:
+                wrong.append(f"{module} imports {dep} (the base imports no family)")
+            elif (dep == widgets or dep.startswith(widgets + ".")) and not (module == widgets
+                                                                            or module.startswith(widgets + ".")):
+                wrong.append(f"{module} imports {dep} (nothing below the explorers imports them)")
+    return wrong
+
+
+def test_the_families_stack():
+    graph = package_imports()
+    assert {"dpmask.paper.bounds", "dpmask.exact.one_column", "dpmask.rivals.gram", "dpmask.scale.release"} <= set(graph)
+    wrong = upward_imports(graph)
+    assert not wrong, ("an import runs up the families (paper < exact < rivals; scale and the base below them; "
+                       "widgets on top): " + "; ".join(wrong))
+
+
+def _mini_package(tmp_path, planted=""):
+    pkg = tmp_path / "dpmask"
+    for folder in ("paper", "exact", "rivals", "scale", "widgets"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from .paper import bounds\n")
+    (pkg / "_validate.py").write_text("import math\n")
+    (pkg / "paper" / "bounds.py").write_text("from .._validate import math\n" + planted)
+    (pkg / "exact" / "gaussian.py").write_text("from ..paper import bounds\n")
+    (pkg / "rivals" / "gram.py").write_text("from ..exact.gaussian import x\nfrom ..paper.bounds import y\n")
+    (pkg / "widgets" / "noise.py").write_text("from ..rivals import gram\n")
+    return pkg
+
+
+def test_a_planted_upward_import_fails_the_stacking(tmp_path):
+    assert upward_imports(package_imports(_mini_package(tmp_path / "ok"))) == []
+    for planted, culprit in (("def f():\n    from ..exact import gaussian\n", "dpmask.exact.gaussian"),
+                             ("from ..rivals.gram import g\n", "dpmask.rivals.gram"),
+                             ("import dpmask.widgets.noise\n", "dpmask.widgets.noise")):
+        wrong = upward_imports(package_imports(_mini_package(tmp_path / culprit, planted)))
+        assert any(w.startswith(f"dpmask.paper.bounds imports {culprit}") for w in wrong), (planted, wrong)

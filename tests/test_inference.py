@@ -23,7 +23,7 @@ from dpmask.inference import (
     pca_from_release,
     simulate_gram,
 )
-from dpmask.mechanisms import haar_orthogonal, release_a, release_b
+from dpmask.paper.mechanisms import haar_orthogonal, release_a, release_b
 
 BETA = np.array([0.3, -0.2])
 
@@ -344,7 +344,7 @@ def test_stack_of_grams_gives_the_same_fits_as_one_at_a_time():
 
 def test_inference_explorer_numbers_follow_the_sigma_to_the_fourth_law():
     # rows for a given error scale like sigma^4 when the noise dominates (the sigma^4 terms of the meat)
-    from dpmask.bounds import sigma_b
+    from dpmask.paper.bounds import sigma_b
     from dpmask.exact import analytic_gaussian_sigma
     from dpmask.widgets import inference_numbers
 

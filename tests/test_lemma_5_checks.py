@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpmask import bounds, gq, mechanisms
+from dpmask.paper import bounds, gq, mechanisms
 
 SEED = 202651
 

@@ -1,4 +1,4 @@
-"""Tests of dpmask.mechanisms: the releases of Settings A, B, C and block-diagonal masking.
+"""Tests of dpmask.paper.mechanisms: the releases of Settings A, B, C and block-diagonal masking.
 
 Truth comes from closed forms (Gram identities, Haar and Stiefel moments, Beta laws of frame
 coordinates, rotation invariance of Gaussian noise) and from the dense reference path, compared
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpmask import mechanisms as mech
+from dpmask.paper import mechanisms as mech
 
 ALPHA = 1e-3
 

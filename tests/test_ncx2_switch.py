@@ -1,4 +1,4 @@
-"""The far lower tail of the noncentral chi-square law switches between two quadratures (dpmask/_ncx2.py).
+"""The far lower tail of the noncentral chi-square law switches between two quadratures (dpmask/paper/_ncx2.py).
 
 ``_ncx2.logcdf`` uses scipy down to a log tail of -150 and below that ``_far_lower``: 20-point
 Gauss-Laguerre from x towards 0 where kappa x >= 60 (kappa the slope of the log density at x),
@@ -19,7 +19,7 @@ import math
 import mpmath as mp
 import pytest
 
-from dpmask import _ncx2
+from dpmask.paper import _ncx2
 
 
 def _mp_logcdf(x, k, lam, dps=30):

@@ -153,12 +153,12 @@ def test_cli_bad_arguments_exit_2_with_one_line(args, word):
 @pytest.mark.parametrize("command", [["sigma", "--eps", "0.1", "--delta", "0.01", "--n", "100", "--p", "5"], ["table"]])
 def test_cli_turns_every_package_error_into_exit_2_and_one_line(monkeypatch, capsys, error, command):
     from dpmask import __main__ as cli
-    from dpmask import bounds
+    from dpmask.exact import best
 
     def boom(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(bounds, "best_sufficient_sigma", boom)
+    monkeypatch.setattr(best, "best_sufficient_sigma", boom)
     monkeypatch.setattr(cli, "table1", boom)
     with pytest.raises(SystemExit) as info:
         cli.main(command)

@@ -1043,7 +1043,7 @@ def test_api_reference_is_its_own_pdf_and_the_student_pdf_has_no_solution(pdfs, 
     book, students, api = (PdfReader(str(pdfs[n])) for n in ("book.pdf", "book-students.pdf", "api.pdf"))
     api_outline = _outline(api)
     assert api_outline[0][1] == "API reference" and len(api.pages) > 20
-    assert any("dpmask.bounds" in t for _, t, _, _ in api_outline)
+    assert any("dpmask.paper.bounds" in t for _, t, _, _ in api_outline)
     api_words = _norm(" ".join(pdf_texts["api.pdf"]))
     assert "sigmaasufficient" in api_words
     book_text = " ".join(pdf_texts["book.pdf"])

@@ -27,7 +27,7 @@ from dpmask.inference import (
     pca_from_release,
     simulate_gram,
 )
-from dpmask.mechanisms import release_a, release_b
+from dpmask.paper.mechanisms import release_a, release_b
 
 
 def frob(x, xp):
@@ -385,7 +385,7 @@ def test_bad_input_is_refused_with_the_argument_named():
 
 
 def test_sigma_low_large_n_matches_the_exact_projection_bound():
-    from dpmask.audit import sigma_lower_bound
+    from dpmask.exact.audit import sigma_lower_bound
 
     for eps, delta, p in [(0.1, 0.01, 2), (0.001, 0.001, 5)]:
         exact_low = sigma_lower_bound(eps, delta, np.array([1000, 10**5]), p, statistic="projection")
@@ -400,7 +400,8 @@ def test_rivals_explorer_shows_independently_computed_numbers():
     pytest.importorskip("matplotlib")
     import re
 
-    from dpmask import bounds, widgets
+    from dpmask import widgets
+    from dpmask.paper import bounds
 
     box = widgets.rivals_explorer(eps=0.1, delta=0.01, n=10**5, p=2)
     controls = {c.description: c for c in box.children[0].children}

@@ -33,7 +33,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpmask import bounds, exact, jl, rivals
+from dpmask import exact, rivals
+from dpmask.exact import best
+from dpmask.paper import bounds
+from dpmask.rivals import jl
 
 from _mp_ncx2 import log_ratio_threshold
 
@@ -292,7 +295,7 @@ def test_sigma_b_where_scipy_raises(eps, delta, n, p):
     assert m >= 0
     assert bounds.sufficient_sigma(eps, delta, n, p, setting="B") == got
     assert bounds.sigma_b_block(eps, delta, [n], p) == got
-    assert 0 < bounds.best_sufficient_sigma(eps, delta, n, p) <= got
+    assert 0 < best.best_sufficient_sigma(eps, delta, n, p) <= got
 
 
 def test_g_b_is_not_below_zero_at_a_sigma_that_is_too_small():
@@ -326,8 +329,8 @@ def test_block_and_setting_functions_are_sufficient():
                 for corrected in (False, True):
                     nn = n + 1 if corrected and n == p + 1 else n
                     for setting in ("A", "B", "C"):
-                        s = bounds.best_sufficient_sigma(e, d, nn, p, setting, corrected=corrected)
-                        source = bounds.best_sufficient_source(e, d, nn, p, setting, corrected=corrected)
+                        s = best.best_sufficient_sigma(e, d, nn, p, setting, corrected=corrected)
+                        source = best.best_sufficient_source(e, d, nn, p, setting, corrected=corrected)
                         if source.startswith("analytic"):
                             m = gauss_margin(s, e, d)
                         else:
@@ -392,17 +395,17 @@ def mp_ncx2_cdf(x, k, lam, dps=30):
     (2e9, 3.0, (60,)),  # where Boost's series is off by 1e-7 (an mpmath sum of order 1e9: seconds)
 ])
 def test_noncentral_chi_square_far_upper_tail_against_mpmath(k, lam, levels):
-    """dpmask._ncx2.logsf where scipy fails (below about e^-460 for lam >= 100, -inf below e^-745,
+    """dpmask.paper._ncx2.logsf where scipy fails (below about e^-460 for lam >= 100, -inf below e^-745,
     off by 1e-7 beyond e^-40 at df = 2e9): at Birge's points for e^-60 ... e^-800 the log tail
     agrees with mpmath to 1e-12 relative."""
-    from dpmask import _ncx2
+    from dpmask.paper import _ncx2
 
     for L in levels:
         x = k + lam + 2 * math.sqrt((k + 2 * lam) * L) + 2 * L
         truth = mp.log(mp_ncx2_sf(x, k, lam, dps=30))
         got = float(_ncx2.logsf(x, k, lam))
         err = abs(got - float(truth)) / max(1.0, abs(float(truth)))
-        _record("error of the log upper tail (dpmask._ncx2.logsf), relative", -err)
+        _record("error of the log upper tail (dpmask.paper._ncx2.logsf), relative", -err)
         assert err < 1e-12, (k, lam, L, got, float(truth))
 
 
@@ -411,14 +414,14 @@ def test_noncentral_chi_square_far_upper_tail_against_mpmath(k, lam, levels):
     (3, 600.0, 4.149e-21),
 ])
 def test_noncentral_chi_square_far_lower_tail_against_mpmath(k, lam, x):
-    """dpmask._ncx2.logcdf where scipy gives -inf or loses the tail (log cdf -180 ... -1100), both
+    """dpmask.paper._ncx2.logcdf where scipy gives -inf or loses the tail (log cdf -180 ... -1100), both
     quadratures (Laguerre from x towards 0, Legendre over [0, x] for small x)."""
-    from dpmask import _ncx2
+    from dpmask.paper import _ncx2
 
     truth = float(mp.log(mp_ncx2_cdf(x, k, lam)))
     got = float(_ncx2.logcdf(x, k, lam))
     err = abs(got - truth) / max(1.0, abs(truth))
-    _record("error of the log lower tail (dpmask._ncx2.logcdf), relative", -err)
+    _record("error of the log lower tail (dpmask.paper._ncx2.logcdf), relative", -err)
     assert truth < -150 and err < 1e-12, (got, truth)
 
 

@@ -24,8 +24,9 @@ from scipy import stats
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 
-from dpmask import dask_write, scale  # noqa: E402
-from dpmask.mechanisms import release_b, release_block  # noqa: E402
+from dpmask import scale  # noqa: E402
+from dpmask.scale import write  # noqa: E402
+from dpmask.paper.mechanisms import release_b, release_block  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KS_LEVEL = 1e-3  # a correct sampler fails a seeded KS test at this level with probability 0.001
@@ -394,13 +395,13 @@ def test_a_temporary_held_by_a_running_write_is_left_alone(tmp_path, name, write
     pytest.importorskip("zarr")
     busy = tmp_path / f".{name}.0123456789ab.tmp"
     busy.write_bytes(b"in progress")
-    fd = dask_write._claim(str(busy))
+    fd = write._claim(str(busy))
     Y = scale.release_block_dask(scale.random_data_dask(200, 2, chunks=100, rng=15), 1.0, rng=16)
     try:
         writer(Y, tmp_path / name)
         assert busy.read_bytes() == b"in progress"
     finally:
-        dask_write._unclaim(fd)
+        write._unclaim(fd)
     writer(Y, tmp_path / name)  # released: now stale, and removed
     assert sorted(os.listdir(tmp_path)) == [name]
 
@@ -580,7 +581,7 @@ def test_non_real_dask_arrays_are_refused(dtype):
 def test_block_numbers_price_of_blocks():
     widgets = pytest.importorskip("dpmask.widgets")
     pytest.importorskip("ipywidgets")
-    from dpmask import bounds
+    from dpmask.paper import bounds
 
     one = widgets.block_numbers(0.1, 1e-3, 10**5, 10, 10**5)
     assert one["blocks"] == 1 and one["smallest"] == 10**5 and one["price"] == 1.0

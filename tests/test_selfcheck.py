@@ -137,7 +137,7 @@ def _truth():
         "chA-a": stats.norm.isf(0.045) ** 2,
         "chA-b": optimize.brentq(lambda d: stats.norm.isf(d) ** 2 - math.log(1 / d), 0.01, 0.05, xtol=1e-15),
     }
-    from dpmask.mechanisms import release_a
+    from dpmask.paper.mechanisms import release_a
     Y = handout("ch10-a")
     out["ch10-a"] = float((Y - release_a(np.zeros_like(Y), 5.0, rng=2026))[0].sum())   # the seed attack
     return out

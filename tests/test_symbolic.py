@@ -1,4 +1,4 @@
-"""Tests for dpmask.symbolic: every derivation's identities simplify to zero / True.
+"""Tests for dpmask.paper.symbolic: every derivation's identities simplify to zero / True.
 
 The ``check_`` entries are the mathematical identities themselves (the algebra
 of the paper's proofs), so these tests check mathematics, not earlier output.
@@ -9,7 +9,7 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
-from dpmask import symbolic
+from dpmask.paper import symbolic
 
 DERIVATIONS = [
     symbolic.lemma_3_1,
@@ -151,7 +151,7 @@ def test_lambda_max_exact_matches_numpy_eigenvalues():
 
 
 def test_sharp_ratio_rate_holds_numerically():
-    # Lemma 5.5 sharpened: G_q'/G_q = I_{nu+1}/I_nu <= t/(q+1), nu = (q-1)/2 (scipy, not dpmask.gq).
+    # Lemma 5.5 sharpened: G_q'/G_q = I_{nu+1}/I_nu <= t/(q+1), nu = (q-1)/2 (scipy, not dpmask.paper.gq).
     import numpy as np
     from scipy.special import ive
 

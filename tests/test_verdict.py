@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpmask import bounds, compare, rivals, table
+from dpmask import rivals
+from dpmask.paper import bounds, table
+from dpmask.rivals import compare
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ("index.md", "README.md")

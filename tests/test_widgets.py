@@ -2,7 +2,7 @@
 
 The numbers a panel displays are checked against the paper's printed Table 1
 and against bounds recomputed here from scipy's normal and noncentral
-chi-square laws with a plain brentq (not through dpmask.bounds); the Lemma 5.5
+chi-square laws with a plain brentq (not through dpmask.paper.bounds); the Lemma 5.5
 explorer is checked against direct quadrature of G_q.
 """
 
@@ -169,7 +169,7 @@ def log_G_quad(q, t):
 
 @pytest.fixture
 def gq_available():
-    pytest.importorskip("dpmask.gq")
+    pytest.importorskip("dpmask.paper.gq")
 
 
 @pytest.mark.parametrize("q, t1, t2", [(10, 1.0, 3.0), (3, 0.5, 7.5), (50, 20.0, 4.0), (200, 0.0, 40.0)])
@@ -277,7 +277,7 @@ def test_axis_ranges_contain_the_data_and_snap():
 def test_tightness_batch_gives_sigma_lower_bound_point_by_point():
     """One vectorised call per statistic gives, bit for bit, the package function at each point,
     and the panel's bound is sigma_lower_bound's "best"."""
-    from dpmask import audit
+    from dpmask.exact import audit
     from dpmask.widgets import tightness as T
 
     settings = [(0.1, 0.01, 30, 5), (2.0, 1e-6, 20, 7), (0.5, 1e-3, 25119, 50)]  # the last: n p > 1e6

@@ -186,12 +186,12 @@ def sigma_lower_bound(eps, delta, n, p, statistic="best"):
     For p = 1 both statistics equal :func:`dpmask.exact.masked_p1_sigma`,
     which is then exact up to its numerical worst-pair search (the pair
     (1, 0) is found by search, not proved worst).  Compare with Theorem 3.4
-    (:func:`dpmask.bounds.sigma_b`), an upper bound: the truth lies between.
+    (:func:`dpmask.paper.bounds.sigma_b`), an upper bound: the truth lies between.
 
     Examples
     --------
     >>> lo = sigma_lower_bound(0.1, 0.01, 100, 5)
-    >>> from dpmask.bounds import sigma_b
+    >>> from dpmask.paper.bounds import sigma_b
     >>> bool(lo < sigma_b(0.1, 0.01, 100, 5))
     True
     """
@@ -217,7 +217,7 @@ def _sigma_lower_bounds(eps, delta, n, p, statistics):
     """:func:`sigma_lower_bound` at many points, each with its own statistic, in one search.
 
     *statistics* holds "projection" or "frobenius" per point (1-d, like the other arguments).  The
-    searches of :func:`dpmask.ncx2_pairs._worst_sigma` treat every element on its own, so each value
+    searches of :func:`dpmask.exact.one_column._worst_sigma` treat every element on its own, so each value
     is bit for bit that of ``sigma_lower_bound(eps[i], delta[i], n[i], p[i], statistics[i])``; one
     call instead of one per statistic halves the fixed cost of a search (about 0.15 s of scipy's
     iteration set-up at small n), which is what the tightness explorer waits for.
@@ -237,7 +237,7 @@ def _sigma_lower_bounds(eps, delta, n, p, statistics):
 def _batch_release_b(X, sigma, m, rng, chunk=4096):
     """m independent Setting B releases of X at once, by the frame identity.
 
-    As in :func:`dpmask.mechanisms.release_b` (method "frame"): with
+    As in :func:`dpmask.paper.mechanisms.release_b` (method "frame"): with
     M = X + C and Z Gaussian, A M has the law of Z R_Z^{-1} R_M where
     R^T R is the Cholesky factorisation of the Gram matrix; here the p x p
     algebra is batched over draws, which is what makes Monte Carlo audits of
@@ -279,7 +279,7 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
     r"""Monte Carlo estimate of P_X(S) - e^eps P_X'(S) for a statistic of Setting B.
 
     Releases :math:`Y = A(X + C)` are drawn with
-    :func:`dpmask.mechanisms.release_b` under X and under X'; ``stat_fn(Y)``
+    :func:`dpmask.paper.mechanisms.release_b` under X and under X'; ``stat_fn(Y)``
     reduces each to a number and S is a half-line of its values.  Without a
     given threshold, the first half of the draws picks the threshold and
     direction that maximise the empirical difference and the second half
@@ -305,7 +305,7 @@ def mc_delta(stat_fn, X, X_prime, sigma, eps, n_samples, rng, method="frame", *,
         Source of randomness (seed it).
     method : {"frame", "dense", "batch"}
         ``"frame"`` and ``"dense"`` draw each release with
-        :func:`dpmask.mechanisms.release_b`; ``"batch"`` draws them all at
+        :func:`dpmask.paper.mechanisms.release_b`; ``"batch"`` draws them all at
         once by the same frame identity (much faster for many draws).
     threshold : float, optional
         Fixed threshold c; all draws then estimate.

@@ -20,7 +20,7 @@ returns, up to 3.0e101 at eps = 1e-100, delta = 1e-300).  Safe side:
 delta is below the target by more than its own error (by 5e-14 max(1, abs(log
 delta))), so that the true delta is at most the target
 (``tests/test_safe_side.py`` checks this against mpmath).  The noncentral
-chi-square curves of Setting B with p = 1 are in :mod:`dpmask.ncx2_pairs`;
+chi-square curves of Setting B with p = 1 are in :mod:`dpmask.exact.one_column`;
 :mod:`dpmask.exact` gathers both.
 
 References

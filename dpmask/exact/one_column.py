@@ -11,7 +11,7 @@ Every function behaves like a ufunc: arguments broadcast, a scalar call returns
 a Python float; the curves are evaluated in log space.  Domain: eps in
 [1e-4, 100], sigma in (0, 1e100], 2 <= n <= 1e6 (``N_MAX``; above it the
 worst-pair search takes many seconds); outside it a ``ValueError`` names the
-argument and the range.  Their tails come from ``dpmask._ncx2``: scipy's where
+argument and the range.  Their tails come from ``dpmask.paper._ncx2``: scipy's where
 it is accurate, a log-space quadrature of the density in the far tail, where
 scipy's series under-states it; where P(T > c) - e^eps Q(T > c) would cancel
 more than two digits the hockey stick is integrated directly.  Safe sides: a
@@ -21,7 +21,7 @@ and ``masked_p1_sigma`` is raised after its root search until the computed
 delta is below the target by more than its own error (1e-11 abs(log delta)),
 so that the true delta is at most the target (``tests/test_safe_side.py``
 checks this against mpmath); as sigma -> 0 delta -> 1 for every fixed eps.
-The Gaussian curves of Setting A are in :mod:`dpmask.gaussian_curves`;
+The Gaussian curves of Setting A are in :mod:`dpmask.exact.gaussian`;
 :mod:`dpmask.exact` gathers both.
 """
 
@@ -103,7 +103,7 @@ def _hs_tail_integral(c, eps, df, lam_p, lam_q):
     The hockey stick for lam_p > lam_q with threshold c, without the cancellation of
     P(T > c) - e^eps Q(T > c): the integrand is non-negative, vanishes at c like L'(c) (t - c)
     and decays like the tail of p.  With kappa = -d log p/dt at c and t = c + v/kappa, the rule of
-    :mod:`dpmask._ncx2` (exact to rounding for log tails beyond about -10, checked against
+    :mod:`dpmask.paper._ncx2` (exact to rounding for log tails beyond about -10, checked against
     mpmath) integrates it.  NaN where c is not past the mode of p.
     """
     kappa = -_ncx2._dlogpdf(c, df, lam_p)
@@ -599,7 +599,7 @@ def masked_p1_sigma(eps, delta, n):
     The inverse in sigma of :func:`masked_p1_delta`, which decreases in sigma
     (more noise is a post-processing: :math:`A(X + C) + C'` with independent
     :math:`C'` is the release at a larger sigma).  Compare with Theorem 3.4
-    (:func:`dpmask.bounds.sigma_b` with p = 1), a sufficient value.
+    (:func:`dpmask.paper.bounds.sigma_b` with p = 1), a sufficient value.
 
     Parameters
     ----------

@@ -85,7 +85,7 @@ _GL_W = 0.5 * _GL_W
 _LOG_GL_W = np.log(_GL_W)
 #: Laplace window: the integrand has fallen by about e^{-W^2/2} = e^{-85} at its end.
 _WINDOW = 13.0
-#: Largest Bessel argument 2 sqrt(z) (the range on which dpmask.gq is tested).
+#: Largest Bessel argument 2 sqrt(z) (the range on which dpmask.paper.gq is tested).
 _H_MAX = 1.0e7
 _Q_MAX = 1.0e7
 #: Largest number of draws of one call of sample_wishart_2x2.
@@ -170,7 +170,7 @@ def log_hyp0f1_2x2(b, z1, z2):
     -----
     With :math:`q = 2b - 2`, :math:`h_i = 2\sqrt{z_i}` and
     :math:`G_q(t) = \int_{-1}^1 e^{tu}(1-u^2)^{(q-2)/2}du` (Lemma 5.4's
-    function, :mod:`dpmask.gq`),
+    function, :mod:`dpmask.paper.gq`),
 
     .. math::
 
@@ -198,7 +198,7 @@ def log_hyp0f1_2x2(b, z1, z2):
     :math:`w = (q + h_1 G_q'/G_q(h_1) + h_2 G_q'/G_q(h_2))^{-1/2}`. The
     integral is taken on :math:`|\theta - \pi/2| \le \min(\pi/2, 13 w)` by a
     32-point Gauss-Legendre rule in log space (log-sum-exp), with
-    :math:`\log G_q` from :func:`dpmask.gq.log_G` (power series, Debye
+    :math:`\log G_q` from :func:`dpmask.paper.gq.log_G` (power series, Debye
     expansion or Amos' algorithm). No term overflows at any size of z; the
     rule is uniform in z because the window follows the Laplace width.
     When 2b is a whole number (the masked release: b = n/2) the integrand is
@@ -738,7 +738,7 @@ def masked_sigma_search(eps, delta, n, p=2, pairs=None, n_samples=10000, rng=0, 
         ``sigma`` (best found), ``sigma_ci`` (from the ends of the delta
         interval: below ``sigma_ci[0]`` the pair is non-private at the stated
         confidence), ``K``, ``K_prime`` (the pair), ``sigma_low`` (the
-        projection bound, :func:`dpmask.audit.sigma_lower_bound`),
+        projection bound, :func:`dpmask.exact.audit.sigma_lower_bound`),
         ``screen`` (one dict per pair at sigma_low, largest ``diff`` first: the
         estimate, its se and interval, ``diff`` and ``diff_se``, the paired
         difference from the projection pair on the same draws, ``label``),

@@ -33,11 +33,11 @@ and, in the far tail, flat to within a relative curvature of about
 
 with the central part written without cancellation
 (:math:`-a\,(u - \log(1+u)) + \dots` with a = k/2, u = t/k - 1) and the
-hypergeometric part from :mod:`dpmask.gq` (uniform asymptotic expansion for
+hypergeometric part from :mod:`dpmask.paper.gq` (uniform asymptotic expansion for
 large orders).  Its error is a few ulp of :math:`\lambda + |\ell|` (the terms
 :math:`-\lambda/2` and the hypergeometric one cancel).
 
-Private: :mod:`dpmask.bounds` and :mod:`dpmask.exact` use it; its accuracy is
+Private: :mod:`dpmask.paper.bounds` and :mod:`dpmask.exact` use it; its accuracy is
 checked against mpmath in ``tests/test_safe_side.py``.
 """
 
@@ -117,7 +117,7 @@ def _log_central_pdf(t, k, parts=None):
 
 
 def _log0f1(b, z):
-    """log 0F1(; b; z) for b >= 1, z >= 0: log F(b - 1, 2 sqrt z) of :mod:`dpmask.gq`.
+    """log 0F1(; b; z) for b >= 1, z >= 0: log F(b - 1, 2 sqrt z) of :mod:`dpmask.paper.gq`.
 
     F(nu, t) = Gamma(nu + 1) (2/t)^nu I_nu(t) = 0F1(; nu + 1; t^2/4) is what gq evaluates in
     its three regions (series, Debye's uniform expansion for large order, Bessel functions);

@@ -26,7 +26,7 @@ noncentral chi-square law, and its root is where the tail beyond
 :math:`k \le 2\cdot10^9` and :math:`\lambda \le 10^6` that tail is computed
 accurately: by ``scipy.stats.ncx2`` (Boost's series) down to a log tail of
 -40, where it agrees with mpmath to about 1e-12 for every df up to 2e9, and
-below by a Gauss-Laguerre quadrature of the log density (``dpmask._ncx2``),
+below by a Gauss-Laguerre quadrature of the log density (``dpmask.paper._ncx2``),
 because there scipy's series loses accuracy at large df (1e-7 in the log at
 df = 2e9) and under-states the far tail by up to a factor 1e300 (its
 quantile at delta = 1e-300 is about the 1e-191 quantile).  The computed tail
@@ -98,7 +98,7 @@ DELTA_B_MAX = 1.0 - 1e-8
 DELTA_B_MIN = 1e-300
 _NEAR_ONE = " (nearer 1 the noncentral chi-square quantile is not accurate)"
 #: Where the accurate noncentral chi-square tail (scipy, and beyond its reach the quadrature of
-#: dpmask._ncx2) is used; beyond, Birge's rigorous bound.
+#: dpmask.paper._ncx2) is used; beyond, Birge's rigorous bound.
 _EXACT_DF_MAX = 2e9
 _EXACT_NC_MAX = 1e6
 #: Relative allowance for the error of a computed log tail (see _slack).
@@ -140,7 +140,7 @@ def _birge_quantile(log_delta, df, nc):
 def _slack(log_target):
     """Allowance for the error of a computed log tail near log_target (df up to 2e9).
 
-    Against mpmath the log tails of dpmask._ncx2 were within 1e-12 relative (3e-11 absolute)
+    Against mpmath the log tails of dpmask.paper._ncx2 were within 1e-12 relative (3e-11 absolute)
     over df from 2 to 2e9; the allowance is 1e-10 relative, at least 1e-10.
     """
     return _TAIL_RTOL * np.maximum(1.0, np.abs(log_target))
@@ -149,7 +149,7 @@ def _slack(log_target):
 def _tail_excess(x, delta, df, nc):
     """> 0 where P[T > x] may exceed delta; <= 0 only where P[T > x] <= delta for sure.
 
-    T ~ chi2_df(nc).  Where the accurate log tail (:mod:`dpmask._ncx2`) is used, its value is
+    T ~ chi2_df(nc).  Where the accurate log tail (:mod:`dpmask.paper._ncx2`) is used, its value is
     compared with the target moved by a slack that covers its error: log P[T > x] against
     log delta for delta <= 1/2, log P[T <= x] against log(1 - delta) above (where the upper
     tail is within rounding of 1).  Beyond ``_EXACT_DF_MAX`` / ``_EXACT_NC_MAX`` Birge's

@@ -258,7 +258,7 @@ def release_b(X, sigma, rng=None, method="frame"):
     sigma : float
         Noise standard deviation, > 0.
     rng : numpy.random.Generator, int or None
-        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        As in :func:`dpmask.paper.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
         every published release; a fixed seed only for teaching and tests.
     method : {"frame", "dense"}
         ``"frame"`` (default) draws the release through the frame identity,
@@ -304,7 +304,7 @@ def release_c(X, sigma, rng=None, method="frame"):
     X : array_like, shape (n, p)
     sigma : float
     rng : numpy.random.Generator, int or None
-        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        As in :func:`dpmask.paper.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
         every published release; a fixed seed only for teaching and tests.
     method : {"frame", "dense"}
 
@@ -334,7 +334,7 @@ def release_block(X, sigma, block_sizes=None, rng=None):
     ``A = diag(A_1, ..., A_k)`` with independent Haar blocks of sizes
     ``n_1, ..., n_k``; the release is ``A (X + C)``.  Each block is drawn
     through the frame identity, so the cost is O(n p^2) whatever the block
-    sizes.  The noise this needs is :func:`dpmask.bounds.sigma_b_block`
+    sizes.  The noise this needs is :func:`dpmask.paper.bounds.sigma_b_block`
     (Theorem 3.4 with n replaced by the smallest block).
 
     Parameters
@@ -348,7 +348,7 @@ def release_block(X, sigma, block_sizes=None, rng=None):
         Sizes of the blocks; they must sum to n and each must exceed p.
         Ignored (taken from the row chunks) for a Dask array.
     rng : numpy.random.Generator, int or None
-        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        As in :func:`dpmask.paper.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
         every published release; a fixed seed only for teaching and tests.
 
     Returns

@@ -6,7 +6,7 @@ sigma for Setting A with Theorem 3.4's sufficient sigma for Setting B.
 
 Domain (the rule of the package): a grid is a dict with exactly the keys
 ``eps``, ``delta``, ``p``, ``n``, each a non-empty 1-D sequence, at most
-100 000 rows in all, every value inside the domain of :mod:`dpmask.bounds`
+100 000 rows in all, every value inside the domain of :mod:`dpmask.paper.bounds`
 (eps in [1e-100, 1), delta in (0, 1/2), whole numbers n > p >= 1 with
 n <= 2**53); outside it a ``ValueError`` names the key.  Counts are returned
 as exact 64-bit integers.
@@ -86,12 +86,12 @@ def table1_arrays(grid=None, *, corrected=False):
         Values of ``eps``, ``delta``, ``p`` and ``n`` (each a non-empty
         sequence); rows run over their product in that nesting order, as in
         the paper; at most 100 000 rows.  Defaults to ``TABLE1_GRID``.  Each
-        value must lie in the domain of :mod:`dpmask.bounds` (eps in
+        value must lie in the domain of :mod:`dpmask.paper.bounds` (eps in
         [1e-100, 1), delta in (0, 1/2), whole numbers n > p >= 1 with
         n <= 2**53); outside it a ValueError names the argument.
     corrected : bool
         Use the conservative variant of Theorem 3.4 with 2(n - p - 1)
-        (see :func:`dpmask.bounds.g_b`).
+        (see :func:`dpmask.paper.bounds.g_b`).
 
     Returns
     -------
@@ -130,7 +130,7 @@ def table1_arrays(grid=None, *, corrected=False):
 
 
 def table1(grid=None, *, corrected=False):
-    """The paper's Table 1 as a list of rows (dicts), computed by :mod:`dpmask.bounds`.
+    """The paper's Table 1 as a list of rows (dicts), computed by :mod:`dpmask.paper.bounds`.
 
     Columns: ``eps``, ``delta``, ``p``, ``n``, Setting A necessary (equation
     DP-boundA.nec), Setting A sufficient (DP-boundA.suf), Setting B sufficient

@@ -231,7 +231,7 @@ def adassp(Z, y, eps, delta, rng=None, *, rho=0.05, composition="basic"):
     2. set the ridge ``λ = max(0, τ_gram sqrt(k log(2k^2/ρ)) - λ̃)``: the noise's
        operator norm is below the first term with probability ``1 - ρ``,
        so ``Z^T Z + noise + λ I`` stays positive definite;
-    3. release ``Z^T Z + E`` (``E`` of the book's shape, :func:`dpmask.gram.gram_noise`,
+    3. release ``Z^T Z + E`` (``E`` of the book's shape, :func:`dpmask.rivals.gram.gram_noise`,
        standard deviation ``τ_gram`` on the diagonal) and ``Z^T y + τ_cross N(0, I)``;
     4. return ``(Z^T Z + E + λ I)^{-1} (Z^T y + noise)``.
 

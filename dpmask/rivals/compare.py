@@ -6,26 +6,26 @@ each mechanism and reports the error of the least-squares slopes against the
 data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
 
 * ``"A"``: Setting A at the analytic Gaussian ``sigma_A`` (tight, unmasked);
-* ``"B0"``: Setting B at Theorem 3.4's ``sigma_0`` (:func:`dpmask.bounds.sigma_b`);
+* ``"B0"``: Setting B at Theorem 3.4's ``sigma_0`` (:func:`dpmask.paper.bounds.sigma_b`);
 * ``"Blow"``: Setting B at the projection lower bound ``sigma_low``
-  (:func:`dpmask.audit.sigma_lower_bound` for n <= 10^6, its large-n form
-  :func:`dpmask.gram.sigma_low_large_n` above), below which masking cannot go;
-* ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.gram.release_gram`);
+  (:func:`dpmask.exact.audit.sigma_lower_bound` for n <= 10^6, its large-n form
+  :func:`dpmask.rivals.gram.sigma_low_large_n` above), below which masking cannot go;
+* ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.rivals.gram.release_gram`);
 * ``"gram_table"``: the same noisy Gram matrix made a table
-  (:func:`dpmask.field.gram_table`), analysed by row software as if it were data;
-* ``"adassp"``: :func:`dpmask.field.adassp` (Wang's split of the budget in three);
+  (:func:`dpmask.rivals.gram_table.gram_table`), analysed by row software as if it were data;
+* ``"adassp"``: :func:`dpmask.rivals.adassp.adassp` (Wang's split of the budget in three);
 * ``"adassp_joint"``: the same with the three releases calibrated together
   (``composition="gaussian"``);
-* ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.jl.jl_release`),
+* ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.rivals.jl.jl_release`),
   ``r = n`` rows unless ``r`` is given, debiased least squares with intervals
-  (:func:`dpmask.jl.jl_ols`), calibrated by the book's own :func:`dpmask.jl.jl_w`;
+  (:func:`dpmask.rivals.jl.jl_ols`), calibrated by the book's own :func:`dpmask.rivals.jl.jl_w`;
 * ``"jl_always"``: the same, always appending ``w I`` (no test, the whole budget
   on the projection);
 * ``"jl_best"``: the always variant at ``r = JL_CAP * n`` rows, the best r under the cap
   ``r <= 100 n``: its first-order error falls with r at every n (chapter 9's figure), because
   ``w^2`` grows like ``sqrt(r)`` while the Wishart noise falls like ``1/sqrt(r)``;
 * ``"wishart"``: the Wishart mechanism of Jiang, Xie and Zhang (2016)
-  (:func:`dpmask.field.wishart_mechanism`, calibrated to (eps, delta)), slopes from the
+  (:func:`dpmask.rivals.wishart_mechanism.wishart_mechanism`, calibrated to (eps, delta)), slopes from the
   debiased ``K + W - (p + 1) c I``.
 
 An RMSE exists only where the estimator has a second moment: :func:`rmse_reported` gives it
@@ -122,7 +122,7 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     slightly below, chapter 9), which is what a page that must run fast should use.
 
     Returns a dict: ``sigma`` for A, B0, Blow (data noise); ``tau`` for gram and
-    gram_table (Gram noise, diagonal); the :func:`dpmask.field.adassp_noise`
+    gram_table (Gram noise, diagonal); the :func:`dpmask.rivals.adassp.adassp_noise`
     dict for adassp; ``w`` (and r) for the JL variants; ``c`` (the scale) for wishart.
 
     Raises ValueError naming delta where the Wishart mechanism's scale, which grows like 1/delta,
@@ -332,8 +332,8 @@ def first_order_margin(kind, K, n, eps, delta, *, r=None, level=None):
 def first_order_rmse(kind, K, n, eps, delta, *, r=None, level=None):
     r"""First-order (delta-method) RMSE of the least-squares slopes for one mechanism.
 
-    Masking: :func:`dpmask.gram.mask_noise_cov`; the rival and its table:
-    :func:`dpmask.gram.gram_noise_cov`; JL: the Wishart covariance
+    Masking: :func:`dpmask.rivals.gram.mask_noise_cov`; the rival and its table:
+    :func:`dpmask.rivals.gram.gram_noise_cov`; JL: the Wishart covariance
     ``(G_ac G_bd + G_ad G_bc)/r`` of ``S/r``, ``G = K + w^2 I`` when altered and ``G = K``
     when the test passes, the mean square error averaged over the test's exact (Laplace)
     probabilities; the Wishart mechanism: the rival's with ``tau^2 = 2 (p + 1) c^2``.

@@ -548,7 +548,7 @@ def sigma_low_large_n(eps, delta, n, p):
         \tau = \sigma_A(\varepsilon,\delta)\,(2\sqrt p - 1) = \text{sigma\_gram}(\varepsilon, \delta, p).
 
     The projection statistic ``||Y w||^2 / sigma^2`` of
-    :func:`dpmask.audit.sigma_lower_bound` is a noncentral chi-square with n
+    :func:`dpmask.exact.audit.sigma_lower_bound` is a noncentral chi-square with n
     degrees of freedom whose noncentrality moves by at most
     ``(2 sqrt(p) - 1)/sigma^2`` between neighbours; for large n it is close to
     a normal of standard deviation ``sqrt(2n)``, i.e. a Gaussian mechanism with

@@ -74,10 +74,10 @@ def gram_table(K_tilde, n, rng=None):
     a masked release on the event that ``K̂`` is positive definite (a masked
     release's Gram matrix is positive definite almost surely; where ``K̂`` is
     not, ``T`` has rank below p, Proposition 9.5, and
-    :func:`dpmask.gram.gram_pd_probability` gives the event's probability), and
+    :func:`dpmask.rivals.gram.gram_pd_probability` gives the event's probability), and
     it is a post-processing of ``K̂``: it is exactly as
     private as ``K̂`` (the Gaussian mechanism on ``X^T X``,
-    :func:`dpmask.gram.release_gram`).  The square root also exists when the
+    :func:`dpmask.rivals.gram.release_gram`).  The square root also exists when the
     projection is singular, where a Cholesky factor does not.
 
     Parameters

@@ -62,7 +62,7 @@ _ULP = float(np.finfo(float).eps)
 TAIL_RTOL = 1e-10
 #: scipy's regularized incomplete gamma function is used for a chi-square log tail above this
 #: value (or for r < 1000); below it, for r >= 1000, the log-space quadrature of
-#: :mod:`dpmask._ncx2`.  scipy's lower tail is wrong from r of about 1e6 on (by 8e-9 relative at
+#: :mod:`dpmask.paper._ncx2`.  scipy's lower tail is wrong from r of about 1e6 on (by 8e-9 relative at
 #: r = 1e6, by a factor 2 at r = 1e9, 5 standard deviations out: its large-a expansion).
 _SCIPY_LOG_TAIL = -6.0
 #: Smallest delta reported: below it the tails are not computed (a bound, not an estimate).

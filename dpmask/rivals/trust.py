@@ -86,7 +86,7 @@ def distributed_tau(eps, delta, p, dropout=0.0, pad=0.0):
     Parameters
     ----------
     eps, delta, p : array_like
-        As in :func:`dpmask.gram.sigma_gram`.
+        As in :func:`dpmask.rivals.gram.sigma_gram`.
     dropout : array_like
         Fraction of parties lost after adding noise, 0 <= f < 1.
     pad : array_like
@@ -98,7 +98,7 @@ def distributed_tau(eps, delta, p, dropout=0.0, pad=0.0):
 
     Examples
     --------
-    >>> from dpmask.gram import sigma_gram
+    >>> from dpmask.rivals.gram import sigma_gram
     >>> round(distributed_tau(0.1, 0.01, 2, dropout=0.5) / sigma_gram(0.1, 0.01, 2), 6)
     0.707107
     """
@@ -383,9 +383,9 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
     dropout : float
         Largest fraction of the rows that may drop out, 0 <= dropout < 1, with n_min > p.
     level : {"sigma_0", "sigma_low"}
-        ``"sigma_0"``: Theorem 3.4's sufficient noise (:func:`dpmask.bounds.sigma_b`);
+        ``"sigma_0"``: Theorem 3.4's sufficient noise (:func:`dpmask.paper.bounds.sigma_b`);
         ``"sigma_low"``: the projection lower bound in its large-n form
-        (:func:`dpmask.gram.sigma_low_large_n`, the form chapter 9's comparison uses), for which
+        (:func:`dpmask.rivals.gram.sigma_low_large_n`, the form chapter 9's comparison uses), for which
         the ratio is :math:`(n / n_{\min})^{1/4}`.
 
     Returns

@@ -7,7 +7,7 @@
 
 This package's face gathers both, as chapter 8 calls them (``scale.release_b_dask``,
 ``scale.write_npy``).  Dask is the optional extra ``scale``; it is imported on first use only
-(:mod:`dpmask.scale._dask`), so ``import dpmask.scale`` works without it.
+(``dpmask.scale._dask``), so ``import dpmask.scale`` works without it.
 """
 
 from __future__ import annotations

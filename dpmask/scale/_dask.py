@@ -1,6 +1,6 @@
 """Dask, imported on first use (an optional dependency), and the check of a scheduler argument.
 
-The base of :mod:`dpmask.scale` (the releases) and :mod:`dpmask.dask_write` (computing and
+The base of :mod:`dpmask.scale` (the releases) and :mod:`dpmask.scale.write` (computing and
 writing them); it imports no other dpmask module.
 """
 

@@ -5,8 +5,8 @@ of rows, with memory bounded by a few chunks whatever the number of rows n:
 
 * :func:`release_block_dask` -- block-diagonal masking (Section 4 of the
   paper): every row chunk is a block, masked on its own by an independent
-  Haar matrix through the frame identity (see :mod:`dpmask.mechanisms`).
-  Its noise is :func:`dpmask.bounds.sigma_b_block` of the chunk sizes.
+  Haar matrix through the frame identity (see :mod:`dpmask.paper.mechanisms`).
+  Its noise is :func:`dpmask.paper.bounds.sigma_b_block` of the chunk sizes.
 * :func:`release_b_dask` -- full Setting B, one Haar matrix over all n rows.
   The release ``A (X + C)`` has the law of ``U R`` where ``R`` is the
   p x p triangular factor of ``M = X + C`` and ``U`` a uniform n x p frame
@@ -26,7 +26,7 @@ Randomness is keyed by block: block ``i`` draws its noise from
 scheduler or the order in which chunks run.  :func:`noisy_data_dask` returns
 the ``X + C`` that both releases mask (same ``rng``, same ``C``), for checks.
 
-Writing a release (:mod:`dpmask.dask_write`, re-exported here): :func:`~dpmask.dask_write.write_npy` (one ``.npy`` file) and :func:`~dpmask.dask_write.write_zarr`
+Writing a release (:mod:`dpmask.scale.write`, re-exported here): :func:`~dpmask.scale.write.write_npy` (one ``.npy`` file) and :func:`~dpmask.scale.write.write_zarr`
 (a Zarr array, one file per chunk) write chunk by chunk to a hidden temporary
 file or directory beside the target, each task opening it by name, and put it in
 place only when every chunk is written (``os.replace``, atomic for a file).
@@ -59,7 +59,7 @@ writers hand workers a path, not an open file.  The tests
 * they stay bit-identical when a worker process is killed in the middle of
   the computation (Dask recomputes the lost chunks, and a chunk's seed does
   not depend on where or when it runs);
-* :func:`~dpmask.dask_write.write_npy` and :func:`~dpmask.dask_write.write_zarr`, run on the cluster, store exactly
+* :func:`~dpmask.scale.write.write_npy` and :func:`~dpmask.scale.write.write_zarr`, run on the cluster, store exactly
   the in-memory release;
 * a computation that fails half-way (a chunk holding an entry outside
   [-1, 1]) leaves a previous file at the target byte for byte as it was, and
@@ -75,7 +75,7 @@ then runs on it unchanged::
     write_zarr(Y, "/shared/release.zarr")               # or write_npy(Y, "/shared/release.npy")
 
 The workers must be able to import ``dpmask`` and to read the data and write
-the target path: for :func:`~dpmask.dask_write.write_npy` and :func:`~dpmask.dask_write.write_zarr` it must be on a
+the target path: for :func:`~dpmask.scale.write.write_npy` and :func:`~dpmask.scale.write.write_zarr` it must be on a
 file system every worker mounts (the final rename runs on the client's
 machine).  Object stores (``s3://``) have no atomic rename; write there with
 ``dask.array.to_zarr`` and treat the store as unfinished until the call returns.
@@ -86,8 +86,8 @@ with ``rng=None`` (fresh entropy from the operating system), and see the
 book's page "Privacy in practice" for what a release does not promise.
 
 Dask is an optional dependency (extra ``scale``, with ``distributed`` and
-``zarr``); it is imported only here and in :mod:`dpmask.dask_write`, on first use
-(``dpmask._dask``).
+``zarr``); it is imported only here and in :mod:`dpmask.scale.write`, on first use
+(``dpmask.scale._dask``).
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def _as_dask_matrix(X, name="X"):
     """A 2-D float Dask array with one column chunk and known row chunks."""
     _, da = import_dask()
     if not isinstance(X, da.Array):
-        raise ValueError(f"{name} must be a dask.array.Array (use dpmask.mechanisms for in-memory arrays)")
+        raise ValueError(f"{name} must be a dask.array.Array (use dpmask.paper.mechanisms for in-memory arrays)")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n rows x p columns), got {X.ndim} dimension(s)")
     if any(math.isnan(c) for c in X.chunks[0]):
@@ -178,7 +178,7 @@ def _check_blocks_exceed_p(chunks, p, name="X"):
 
 
 def _checked_block(X_b, offset):
-    """The check of :func:`dpmask.mechanisms.check_data` on one chunk, rows numbered globally."""
+    """The check of :func:`dpmask.paper.mechanisms.check_data` on one chunk, rows numbered globally."""
     arr = np.asarray(X_b, dtype=np.float64)
     bad = ~np.isfinite(arr) | (np.abs(arr) > 1)
     if bad.any():
@@ -226,7 +226,7 @@ def balanced_chunks(n, target):
     """Row chunk sizes near ``target`` that sum to n and differ by at most one.
 
     The noise of block-diagonal masking is set by the smallest block
-    (:func:`dpmask.bounds.sigma_b_block`), so a short remainder chunk, as
+    (:func:`dpmask.paper.bounds.sigma_b_block`), so a short remainder chunk, as
     ``chunks=target`` leaves when ``target`` does not divide n, costs
     privacy.  Use ``X.rechunk({0: balanced_chunks(n, target)})``.
 
@@ -325,7 +325,7 @@ def noisy_data_dask(X, sigma, rng=None):
     sigma : float
         Noise standard deviation, 0 < sigma <= 1e150 (``MAX_SIGMA``).
     rng : numpy.random.Generator, int or None
-        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        As in :func:`dpmask.paper.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
         every published release; a fixed seed only for teaching and tests.
 
     Returns
@@ -371,7 +371,7 @@ def release_block_dask(X, sigma, rng=None):
     drawn through the frame identity as ``U_i R_i`` (O(n_i p^2) time), so
     the whole release costs O(n p^2) and holds a few chunks in memory.
     The noise that makes this (eps, delta)-DP is
-    ``dpmask.bounds.sigma_b_block(eps, delta, X.chunks[0], p)``: Theorem 3.4
+    ``dpmask.paper.bounds.sigma_b_block(eps, delta, X.chunks[0], p)``: Theorem 3.4
     with n replaced by the smallest chunk.
 
     Parameters
@@ -386,13 +386,13 @@ def release_block_dask(X, sigma, rng=None):
     rng : numpy.random.Generator, int or None
         Seed of every block's noise and Haar matrix (keyed by block index,
         so the result does not depend on scheduling).
-        As in :func:`dpmask.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
+        As in :func:`dpmask.paper.mechanisms.release_a`: ``None`` (the default, fresh entropy) for
         every published release; a fixed seed only for teaching and tests.
 
     Returns
     -------
     dask.array.Array, shape (n, p), same chunks as ``X`` (lazy: compute it
-    with :func:`~dpmask.dask_write.compute` or write it with :func:`~dpmask.dask_write.write_npy`).
+    with :func:`~dpmask.scale.write.compute` or write it with :func:`~dpmask.scale.write.write_npy`).
 
     Raises
     ------
@@ -552,14 +552,14 @@ def stiefel_frame_dask(n, p, rng=None, *, chunks=100_000):
 def release_b_dask(X, sigma, rng=None):
     """Setting B, equation (modelB), on a Dask array: ``Y = A (X + C)``, one Haar A.
 
-    By the frame identity (:mod:`dpmask.mechanisms`), ``A (X + C)`` has the
+    By the frame identity (:mod:`dpmask.paper.mechanisms`), ``A (X + C)`` has the
     law of ``U R`` with ``R`` the p x p TSQR factor of ``M = X + C`` and
     ``U`` a uniform n x p frame independent of ``M``
     (:func:`stiefel_frame_dask`).  Two passes over the rows: the first
     reduces every chunk of ``M`` and of a Gaussian array to p x p factors,
     the second writes ``U_i R`` chunk by chunk.  O(n p^2) time, a few chunks
     of memory, no n x n matrix; the noise needed is
-    :func:`dpmask.bounds.sigma_b` with the full n.
+    :func:`dpmask.paper.bounds.sigma_b` with the full n.
 
     Parameters
     ----------

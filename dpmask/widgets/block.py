@@ -33,7 +33,7 @@ def block_numbers(eps, delta, n, p, block):
     -------
     dict
         ``blocks`` (how many), ``smallest`` (n_s), ``sigma_full`` (Theorem
-        3.4 with all n rows), ``sigma_block`` (:func:`dpmask.bounds.sigma_b_block`,
+        3.4 with all n rows), ``sigma_block`` (:func:`dpmask.paper.bounds.sigma_b_block`,
         n replaced by n_s), ``price`` = sigma_block / sigma_full, and
         ``dense_flops_per_row`` ~ 8 n_s^2 / 3 + 2 n_s p (an explicit Haar
         block: Householder QR of an n_s x n_s Gaussian matrix, 4 n_s^3 / 3,

@@ -15,14 +15,14 @@ from ._shared import LivePlot, data_range, explorer, float_slider, int_slider, k
 def gq_numbers(q, t1, t2):
     """Exact log ratio ``log G_q(t2) - log G_q(t1)`` and Lemma 5.5's bound ``|t1**2 - t2**2| / (2q)``.
 
-    Uses :func:`dpmask.gq.log_G`, imported here so this module loads before it.
+    Uses :func:`dpmask.paper.gq.log_G`, imported here so this module loads before it.
 
     Parameters
     ----------
     q : float
-        In [1, 1e12] (``dpmask.gq.Q_MAX``).
+        In [1, 1e12] (``dpmask.paper.gq.Q_MAX``).
     t1, t2 : float
-        In [0, 1e300] (``dpmask.gq.T_MAX``).  Outside these ranges, or for
+        In [0, 1e300] (``dpmask.paper.gq.T_MAX``).  Outside these ranges, or for
         arrays, a ``ValueError`` names the argument.
 
     Returns

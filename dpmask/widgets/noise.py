@@ -12,7 +12,7 @@ from ._shared import panel, plain_log_ticks, whole
 
 
 def noise_numbers(eps, delta, n, p):
-    """The numbers the noise explorer shows, from :mod:`dpmask.bounds`.
+    """The numbers the noise explorer shows, from :mod:`dpmask.paper.bounds`.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The tightness explorer: the paper's bounds against exact curves and lower bounds (chapter 7).
 
-Its slow part is Setting B's lower bound, :func:`dpmask.audit.sigma_lower_bound`: an exact
+Its slow part is Setting B's lower bound, :func:`dpmask.exact.audit.sigma_lower_bound`: an exact
 nested search.  Its cost is mostly fixed, scipy's set-up of each vectorised root search: on an
 idle core one call takes about 0.15 s for one point, 0.2-0.25 s for the ten points of one
 setting (nine plotted columns and the Frobenius bound, both statistics in one call), 0.3-0.35 s
@@ -51,12 +51,12 @@ _P_RANGE = (1, 50)
 
 
 def tightness_numbers(eps, delta, n, p):
-    """The numbers the tightness explorer shows, from :mod:`dpmask.exact` and :mod:`dpmask.audit`.
+    """The numbers the tightness explorer shows, from :mod:`dpmask.exact` and :mod:`dpmask.exact.audit`.
 
     Parameters
     ----------
     eps, delta : float
-        In the domain of :func:`dpmask.audit.sigma_lower_bound` (eps in [1e-4, 100], delta in
+        In the domain of :func:`dpmask.exact.audit.sigma_lower_bound` (eps in [1e-4, 100], delta in
         [1e-250, 1 - 1e-12]).
     n, p : int
         Rows and columns, n > p + 1, n <= 1e6.
