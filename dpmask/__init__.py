@@ -8,7 +8,7 @@ families, each importing only the ones above it in this list:
 paper       what the paper states: bounds, gq, mechanisms, table, symbolic (chapters 2-5, A)
 exact       the exact privacy the paper does not compute: gaussian (Setting A), one_column
             and two_columns (Setting B with p = 1, 2), audit (lower bounds), best (chapters 7, 7a)
-rivals      the rival mechanisms of chapter 9: gram, gram_table, adassp, wishart_mechanism,
+rivals      the rival mechanisms of chapter 9: gram, gram_to_table, ssp (AdaSSP), wishart,
             jl, trust, compare
 scale       masking on Dask arrays (chapter 8; optional extra ``scale``)
 

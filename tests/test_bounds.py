@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpmask.exact import best
+from dpmask.exact import best as exact_best
 from dpmask.paper import bounds
 from dpmask.paper.table import PAPER_TABLE1
 
@@ -181,10 +181,10 @@ def test_best_sufficient_sigma_at_the_issue_example():
     # eps = 0.001, delta = 0.01, p = 1, n = 100: Theorem 3.4 prints 68.9, the analytic Gaussian 38.0.
     ref = _dpa_sigma(0.001, 0.01)
     assert round(ref, 1) == 38.0
-    assert best.best_sufficient_sigma(0.001, 0.01, 100, 1) == pytest.approx(ref, rel=1e-9)
-    assert best.best_sufficient_source(0.001, 0.01, 100, 1) == _GAUSS + ", valid for B by Lemma 2.3"
-    assert best.best_sufficient_sigma(0.001, 0.01, 100, 1, "A") == pytest.approx(ref, rel=1e-9)
-    assert best.best_sufficient_source(0.001, 0.01, 100, 1, "A") == _GAUSS
+    assert exact_best.best_sufficient_sigma(0.001, 0.01, 100, 1) == pytest.approx(ref, rel=1e-9)
+    assert exact_best.best_sufficient_source(0.001, 0.01, 100, 1) == _GAUSS + ", valid for B by Lemma 2.3"
+    assert exact_best.best_sufficient_sigma(0.001, 0.01, 100, 1, "A") == pytest.approx(ref, rel=1e-9)
+    assert exact_best.best_sufficient_source(0.001, 0.01, 100, 1, "A") == _GAUSS
     # sufficient_sigma keeps to the paper's theorems
     assert round(bounds.sufficient_sigma(0.001, 0.01, 100, 1), 1) == 68.9
 
@@ -194,8 +194,8 @@ def test_best_sufficient_sigma_is_the_minimum_of_printed_theorem_3_4_and_dp_acco
     eps, delta, p, n, _, a_suf, b_suf, _ = row
     ref_a = _dpa_sigma(eps, delta)
     for setting in ("B", "C"):
-        best = best.best_sufficient_sigma(eps, delta, n, p, setting)
-        source = best.best_sufficient_source(eps, delta, n, p, setting)
+        best = exact_best.best_sufficient_sigma(eps, delta, n, p, setting)
+        source = exact_best.best_sufficient_source(eps, delta, n, p, setting)
         # printed Theorem 3.4 values carry +-0.05 of rounding
         assert best == pytest.approx(min(ref_a, b_suf), abs=0.05 + 1e-9)
         assert best <= ref_a * (1 + 1e-9)
@@ -204,7 +204,7 @@ def test_best_sufficient_sigma_is_the_minimum_of_printed_theorem_3_4_and_dp_acco
         elif ref_a > b_suf + 0.05:
             assert source == "Theorem 3.4"
     # Setting A: the analytic value, below Theorem 3.2's sufficient column (the paper's criterion)
-    best_a = best.best_sufficient_sigma(eps, delta, n, p, "A")
+    best_a = exact_best.best_sufficient_sigma(eps, delta, n, p, "A")
     assert best_a == pytest.approx(ref_a, rel=1e-9)
     assert best_a < a_suf
 
@@ -228,7 +228,7 @@ def test_analytic_gaussian_attains_the_minimum_in_12_of_36_rows_13_with_the_cons
         truth = [_analytic_beats_theorem_3_4(e, d, n, p, corrected) for e, d, p, n in rows]
         assert sum(truth) == expected
         eps, delta, p, n = (np.array(c) for c in zip(*rows))
-        names = best.best_sufficient_source(eps, delta, n, p, corrected=corrected)
+        names = exact_best.best_sufficient_source(eps, delta, n, p, corrected=corrected)
         assert [str(x).startswith(_GAUSS) for x in names] == truth
         if corrected:
             assert set(names[~np.array(truth)]) == {"Theorem 3.4 (conservative 2(n-p-1) variant)"}
@@ -242,15 +242,15 @@ def test_best_sufficient_sigma_has_no_eps_limit_and_broadcasts():
     for eps, delta, n, p in [(2.0, 0.01, 100, 5), (5.0, 0.6, 10, 3), (0.9, 0.4, 3, 2)]:
         ref = _dpa_sigma(eps, delta)
         want = min(ref, bounds.sigma_b(eps, delta, n, p))
-        assert best.best_sufficient_sigma(eps, delta, n, p) == pytest.approx(want, rel=1e-9)
-        assert best.best_sufficient_sigma(eps, delta, n, p, "a") == pytest.approx(ref, rel=1e-9)
-    out = best.best_sufficient_sigma([0.1, 0.001], 0.01, 100, [[1], [5]])
-    names = best.best_sufficient_source([0.1, 0.001], 0.01, 100, [[1], [5]], "B")
+        assert exact_best.best_sufficient_sigma(eps, delta, n, p) == pytest.approx(want, rel=1e-9)
+        assert exact_best.best_sufficient_sigma(eps, delta, n, p, "a") == pytest.approx(ref, rel=1e-9)
+    out = exact_best.best_sufficient_sigma([0.1, 0.001], 0.01, 100, [[1], [5]])
+    names = exact_best.best_sufficient_source([0.1, 0.001], 0.01, 100, [[1], [5]], "B")
     assert out.shape == names.shape == (2, 2)
-    assert isinstance(best.best_sufficient_sigma(0.1, 0.01, 100, 1), float)
-    assert isinstance(best.best_sufficient_source(0.1, 0.01, 100, 1), str)
-    np.testing.assert_array_equal(best.best_sufficient_sigma(0.1, 0.01, 100, 5, "C"),
-                                  best.best_sufficient_sigma(0.1, 0.01, 100, 5, "B"))
+    assert isinstance(exact_best.best_sufficient_sigma(0.1, 0.01, 100, 1), float)
+    assert isinstance(exact_best.best_sufficient_source(0.1, 0.01, 100, 1), str)
+    np.testing.assert_array_equal(exact_best.best_sufficient_sigma(0.1, 0.01, 100, 5, "C"),
+                                  exact_best.best_sufficient_sigma(0.1, 0.01, 100, 5, "B"))
 
 
 # --- bad input ------------------------------------------------------------------------------
@@ -279,13 +279,13 @@ def test_best_sufficient_sigma_has_no_eps_limit_and_broadcasts():
         (lambda: bounds.sufficient_sigma(0.1, 0.01, 100, 5, "D"), "setting must be"),
         (lambda: bounds.sufficient_sigma(1.5, 0.01, 100, 5, "A"), "Theorem 3.2 assumes"),
         (lambda: bounds.sigma_b("x", 0.01, 100, 5), "eps must be a real number or an array of real numbers, got the text"),
-        (lambda: best.best_sufficient_sigma(0.1, 0.01, 100, 5, "D"), "setting must be"),
-        (lambda: best.best_sufficient_source(0.1, 0.01, 100, 5, 2), "setting must be"),
-        (lambda: best.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected="yes"), "corrected must be"),
-        (lambda: best.best_sufficient_sigma(0, 0.01, 100, 5, "A"), "eps must be finite and > 0"),
-        (lambda: best.best_sufficient_source(0.1, 1.5, 100, 5), "delta must lie"),
-        (lambda: best.best_sufficient_sigma(0.1, 0.01, 5, 5), "n must exceed p"),
-        (lambda: best.best_sufficient_sigma([0.1, 0.2], 0.01, [100, 200, 300], 5), r"arguments eps, delta, n, p must broadcast together.*eps \(2,\).*n \(3,\)"),
+        (lambda: exact_best.best_sufficient_sigma(0.1, 0.01, 100, 5, "D"), "setting must be"),
+        (lambda: exact_best.best_sufficient_source(0.1, 0.01, 100, 5, 2), "setting must be"),
+        (lambda: exact_best.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected="yes"), "corrected must be"),
+        (lambda: exact_best.best_sufficient_sigma(0, 0.01, 100, 5, "A"), "eps must be finite and > 0"),
+        (lambda: exact_best.best_sufficient_source(0.1, 1.5, 100, 5), "delta must lie"),
+        (lambda: exact_best.best_sufficient_sigma(0.1, 0.01, 5, 5), "n must exceed p"),
+        (lambda: exact_best.best_sufficient_sigma([0.1, 0.2], 0.01, [100, 200, 300], 5), r"arguments eps, delta, n, p must broadcast together.*eps \(2,\).*n \(3,\)"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, match):

@@ -2,8 +2,8 @@
 
 ``jl.jl_w(1.0, 1e-310, 10, 2)`` never returned (a bracket loop that could not end) and
 ``sigma_b(100.0, 0.3, 751, 750)`` raised scipy's OverflowError: both inside the documented domain.
-Here each public function of ``paper.bounds``, ``exact.best``, the rivals ``gram``, ``gram_table``,
-``adassp``, ``wishart_mechanism``, ``jl``, ``trust``, ``compare`` (all of them ``dpmask.rivals`` as
+Here each public function of ``paper.bounds``, ``exact.best``, the rivals ``gram``, ``gram_to_table``,
+``ssp``, ``wishart``, ``jl``, ``trust``, ``compare`` (all of them ``dpmask.rivals`` as
 well) and ``exact.two_columns`` is called at both ends of every argument's
 documented range (and just past them), their combinations, and arrays that mix them.  Every call
 must end in
@@ -116,23 +116,23 @@ def cases():
                                           n=(3, 1000, 2**53), p=(2, 64)) + [
         dict(eps=1.0, delta=1e-5, n=2**53, p=2**53 - 1)]
     # ---------------------------------------------------------------- field
-    C["gram_table", "psd_projection"] = grid(K=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]],
+    C["gram_to_table", "psd_projection"] = grid(K=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]],
                                            [[[1.0, 0.0], [0.0, -1.0]], K2]))
-    C["gram_table", "gram_table"] = grid(K_tilde=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]]), n=(2, 1000),
+    C["gram_to_table", "gram_table"] = grid(K_tilde=(K2, K_TINY, K_HUGE, K_MAX, [[1.0, 2.0], [2.0, -1e308]]), n=(2, 1000),
                                     rng=(0,))
-    C["adassp", "cross_sensitivity"] = grid(k=(1, 63, 2**53))
-    C["adassp", "adassp_noise"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(2, 64), composition=("basic", "gaussian"))
-    C["adassp", "adassp_from_gram"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
+    C["ssp", "cross_sensitivity"] = grid(k=(1, 63, 2**53))
+    C["ssp", "adassp_noise"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(2, 64), composition=("basic", "gaussian"))
+    C["ssp", "adassp_from_gram"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
                                           delta=(1e-300, 0.49), rng=(0,), size=(None, 2), rho=(1e-100, 0.999),
                                           composition=("basic", "gaussian"))
-    C["adassp", "adassp"] = grid(Z=(_m(30, 1), _m(3, 2)), y=(np.linspace(-1, 1, 30),), eps=EPS_RIVAL,
+    C["ssp", "adassp"] = grid(Z=(_m(30, 1), _m(3, 2)), y=(np.linspace(-1, 1, 30),), eps=EPS_RIVAL,
                                 delta=(1e-300, 0.49), rng=(0,), rho=(0.05,))
-    C["adassp", "adassp"] = [c for c in C["adassp", "adassp"] if len(c["Z"]) == 30]
+    C["ssp", "adassp"] = [c for c in C["ssp", "adassp"] if len(c["Z"]) == 30]
     # issue 23's additions: AdaSSP joint's sensitivity sum, the Wishart mechanism
-    C["adassp", "adassp_joint_sum"] = grid(k=(1, 2, 63, 2**53))
-    C["wishart_mechanism", "wishart_scale"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(1, 64), calibration=("delta", "paper"))
-    C["wishart_mechanism", "wishart_delta"] = grid(eps=EPS_RIVAL, c=(1e-300, 1.0, 1e300), p=(1, 64))
-    C["wishart_mechanism", "wishart_mechanism"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
+    C["ssp", "adassp_joint_sum"] = grid(k=(1, 2, 63, 2**53))
+    C["wishart", "wishart_scale"] = grid(eps=EPS_RIVAL, delta=DELTA_RIVAL, p=(1, 64), calibration=("delta", "paper"))
+    C["wishart", "wishart_delta"] = grid(eps=EPS_RIVAL, c=(1e-300, 1.0, 1e300), p=(1, 64))
+    C["wishart", "wishart_mechanism"] = grid(K=(K2, K_TINY, [[1e9, 0.0], [0.0, 1e9]]), eps=EPS_RIVAL,
                                            delta=(1e-300, 0.49), rng=(0,), size=(None, 2),
                                            calibration=("delta", "paper"))
     # ---------------------------------------------------------------- jl
@@ -205,7 +205,7 @@ SKIPPED = {
     ("compare", "simulate_slopes"): "walked through compare_from_gram (every kind)",
     ("compare", "summarise"): "a summary of simulate_slopes' draws (no domain of its own)",
     ("jl", "jl_ols"): "jl_ols_from_gram on the table of a JLRelease: walked through jl_ols_from_gram",
-    ("adassp", "AdasspResult"): "a named tuple",
+    ("ssp", "AdasspResult"): "a named tuple",
     ("jl", "JLRelease"): "a named tuple",
     ("jl", "JLFit"): "a named tuple",
     ("trust", "DistributedGram"): "a named tuple",
@@ -214,8 +214,8 @@ SKIPPED = {
     ("compare", "rmse_reported"): "reads a summarise row (no domain of its own)",
 }
 #: The walked modules, by the short name of the cases' keys: their place in the package.
-MODULES = {"bounds": "paper.bounds", "best": "exact.best", "gram": "rivals.gram", "gram_table": "rivals.gram_table",
-           "adassp": "rivals.adassp", "wishart_mechanism": "rivals.wishart_mechanism", "jl": "rivals.jl",
+MODULES = {"bounds": "paper.bounds", "best": "exact.best", "gram": "rivals.gram", "gram_to_table": "rivals.gram_to_table",
+           "ssp": "rivals.ssp", "wishart": "rivals.wishart", "jl": "rivals.jl",
            "trust": "rivals.trust", "compare": "rivals.compare", "two_columns": "exact.two_columns"}
 #: Non-finite values a function documents, dropped before the check: the debiased JL fit's intervals
 #: are normal (df = inf); the engine's fractions that do not apply to a mechanism are NaN (coverage

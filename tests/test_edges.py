@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from dpmask import exact, widgets
-from dpmask.exact import best
+from dpmask.exact import best as exact_best
 from dpmask.paper import bounds, gq, mechanisms, table
 from dpmask.exact import audit
 
@@ -351,13 +351,13 @@ def test_bools_and_text_are_not_numbers_and_flags_are_bools():
     with pytest.raises(ValueError, match=r"\beps\b.*text"):
         rivals.sigma_gram("0.1", 0.01, 5)
     with pytest.raises(ValueError, match=r"\bdelta\b.*text"):
-        best.best_sufficient_sigma(0.1, "0.01", 100, 5)
+        exact_best.best_sufficient_sigma(0.1, "0.01", 100, 5)
     with pytest.raises(TypeError, match=r"\bn\b.*bool"):
         bounds.sigma_b(0.1, 0.01, [100, True], 5)
     for fn in (lambda c: bounds.g_b(1.0, 0.1, 0.01, 100, 5, corrected=c),
                lambda c: bounds.sigma_b(0.1, 0.01, 100, 5, corrected=c),
                lambda c: bounds.sigma_b_block(0.1, 0.01, [100], 5, corrected=c),
-               lambda c: best.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected=c),
+               lambda c: exact_best.best_sufficient_sigma(0.1, 0.01, 100, 5, corrected=c),
                lambda c: table.table1(corrected=c)):
         for flag in ("no", 0, None, 1):
             with pytest.raises(TypeError, match=r"corrected must be True or False"):
@@ -371,7 +371,7 @@ def test_one_eps_domain_for_the_package():
 
     assert _validate.EPS_DOMAIN == (1e-100, 1e4)
     calls = [lambda e: bounds.sigma_b(e, 0.01, 100, 5), lambda e: bounds.g_b(1.0, e, 0.01, 100, 5),
-             lambda e: best.best_sufficient_sigma(e, 0.01, 100, 5), lambda e: bounds.sufficient_sigma(e, 0.01, 100, 5),
+             lambda e: exact_best.best_sufficient_sigma(e, 0.01, 100, 5), lambda e: bounds.sufficient_sigma(e, 0.01, 100, 5),
              lambda e: rivals.sigma_gram(e, 0.01, 5), lambda e: exact.analytic_gaussian_sigma(e, 0.01),
              lambda e: exact.analytic_gaussian_delta(e, 1.0), lambda e: rivals.sigma_low_large_n(e, 0.01, 100, 5)]
     for call in calls:

@@ -624,18 +624,18 @@ def _refuses_every_replacement(key, fn, kwargs):
 
 # --------------------------------------------------------------------------- the rivals (issue 25)
 #
-# The modules added with the field (dpmask.rivals' gram_table, adassp, wishart_mechanism, jl, trust, compare;
+# The modules added with the field (dpmask.rivals' gram_to_table, ssp, wishart, jl, trust, compare;
 # dpmask.data; dpmask.rivals
 # re-exports them) use the same checks: each public function is called once with valid arguments,
 # then with each number as text and as a bool, each array as text, each flag as "no".
 
 from dpmask import data  # noqa: E402
-from dpmask.rivals import adassp, compare, gram_table, jl, trust, wishart_mechanism  # noqa: E402
+from dpmask.rivals import compare, gram_to_table, jl, ssp, trust, wishart  # noqa: E402
 
 _K3 = 1000.0 * np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
 _FAST = dict(kinds=("A", "gram", "jl"), low="large_n")
-RIVAL_MODULES = {"compare": compare, "gram_table": gram_table, "adassp": adassp, "wishart_mechanism": wishart_mechanism,
-                 "jl": jl, "trust": trust, "data": data}
+RIVAL_MODULES = {"compare": compare, "gram_to_table": gram_to_table, "ssp": ssp, "wishart": wishart, "jl": jl,
+                 "trust": trust, "data": data}
 RIVAL_VALID = {
     ("compare", "noise_levels"): dict(eps=0.5, delta=0.01, n=1000, p=3, r=100, **_FAST),
     ("compare", "first_order_rmse"): dict(kind="jl", K=_K3, n=1000, eps=0.5, delta=0.01, r=100),
@@ -643,12 +643,12 @@ RIVAL_VALID = {
                                            first_order=False, **_FAST),
     ("compare", "compare_mechanisms"): dict(X=_matrix(50, 3), eps=0.5, delta=0.01, reps=2, rng=0, r=100,
                                             first_order=True, **_FAST),
-    ("gram_table", "psd_projection"): dict(K=_G2),
-    ("gram_table", "gram_table"): dict(K_tilde=_G2, n=10, rng=0),
-    ("adassp", "cross_sensitivity"): dict(k=2),
-    ("adassp", "adassp_noise"): dict(eps=0.5, delta=0.01, p=3),
-    ("adassp", "adassp_from_gram"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2, rho=0.05),
-    ("adassp", "adassp"): dict(Z=_matrix(30, 2), y=np.linspace(-1, 1, 30), eps=0.5, delta=0.01, rng=0, rho=0.05),
+    ("gram_to_table", "psd_projection"): dict(K=_G2),
+    ("gram_to_table", "gram_table"): dict(K_tilde=_G2, n=10, rng=0),
+    ("ssp", "cross_sensitivity"): dict(k=2),
+    ("ssp", "adassp_noise"): dict(eps=0.5, delta=0.01, p=3),
+    ("ssp", "adassp_from_gram"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2, rho=0.05),
+    ("ssp", "adassp"): dict(Z=_matrix(30, 2), y=np.linspace(-1, 1, 30), eps=0.5, delta=0.01, rng=0, rho=0.05),
     ("jl", "jl_delta"): dict(eps=0.5, w=30.0, r=100, p=2),
     ("jl", "jl_pair_delta"): dict(eps=0.5, mu1=0.1, mu2=-0.1, r=100),
     ("jl", "jl_w"): dict(eps=0.5, delta=0.01, r=100, p=2),
@@ -663,10 +663,10 @@ RIVAL_VALID = {
     ("data", "load_randhie"): dict(return_info=True),
     # issue 23's additions (first order's validity, AdaSSP joint, the Wishart mechanism, JL's worst pair, dropouts)
     ("compare", "first_order_margin"): dict(kind="gram", K=_K3, n=1000, eps=0.5, delta=0.01),
-    ("adassp", "adassp_joint_sum"): dict(k=2),
-    ("wishart_mechanism", "wishart_scale"): dict(eps=0.5, delta=0.01, p=3),
-    ("wishart_mechanism", "wishart_delta"): dict(eps=0.5, c=100.0, p=3),
-    ("wishart_mechanism", "wishart_mechanism"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2),
+    ("ssp", "adassp_joint_sum"): dict(k=2),
+    ("wishart", "wishart_scale"): dict(eps=0.5, delta=0.01, p=3),
+    ("wishart", "wishart_delta"): dict(eps=0.5, c=100.0, p=3),
+    ("wishart", "wishart_mechanism"): dict(K=_K3, eps=0.5, delta=0.01, rng=0, size=2),
     ("jl", "jl_delta_worst_pair"): dict(eps=0.5, w=30.0, r=100, p=2),
     ("trust", "masking_dropout_cost"): dict(eps=0.5, delta=0.01, n=1000, p=3, dropout=0.1),
 }
@@ -716,7 +716,7 @@ def test_engine_refuses_the_issue_inputs_by_name(fn):
 
 
 def test_field_and_jl_refuse_the_issue_inputs_by_name():
-    _refused(adassp.adassp, {"y"}, _matrix(5, 1), ["0.1"] * 5, 1.0, 1e-5)
+    _refused(ssp.adassp, {"y"}, _matrix(5, 1), ["0.1"] * 5, 1.0, 1e-5)
     _refused(jl.jl_release, {"test"}, _M62, 0.5, 0.01, test="no")
     _refused(jl.jl_release, {"delta"}, _M62, 0.5, 1e-310)
     _refused(jl.jl_w, {"delta"}, 1.0, 1e-310, 10, 2)          # hung before (issue 25)
@@ -726,9 +726,9 @@ def test_field_and_jl_refuse_the_issue_inputs_by_name():
     # jl_delta takes every floor jl_w returns (it refused w > 1e4 before)
     assert 0 < jl.jl_delta(1e-3, 5.9e4, 10**9, 64) <= 1
     # the rival's table of a huge noisy Gram matrix is finite (it was NaN)
-    T = gram_table.gram_table(1e308 * np.eye(2), 5, rng=0)
+    T = gram_to_table.gram_table(1e308 * np.eye(2), 5, rng=0)
     assert np.all(np.isfinite(T)) and np.allclose(T.T @ T / 1e308, np.eye(2))
-    assert np.all(np.isfinite(gram_table.psd_projection(1e308 * np.eye(2))))
+    assert np.all(np.isfinite(gram_to_table.psd_projection(1e308 * np.eye(2))))
 
 
 def test_data_refuses_a_non_bool_flag_by_name():

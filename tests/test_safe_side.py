@@ -34,7 +34,7 @@ import pytest
 from scipy import stats
 
 from dpmask import exact, rivals
-from dpmask.exact import best
+from dpmask.exact import best as exact_best
 from dpmask.paper import bounds
 from dpmask.rivals import jl
 
@@ -295,7 +295,7 @@ def test_sigma_b_where_scipy_raises(eps, delta, n, p):
     assert m >= 0
     assert bounds.sufficient_sigma(eps, delta, n, p, setting="B") == got
     assert bounds.sigma_b_block(eps, delta, [n], p) == got
-    assert 0 < best.best_sufficient_sigma(eps, delta, n, p) <= got
+    assert 0 < exact_best.best_sufficient_sigma(eps, delta, n, p) <= got
 
 
 def test_g_b_is_not_below_zero_at_a_sigma_that_is_too_small():
@@ -329,8 +329,8 @@ def test_block_and_setting_functions_are_sufficient():
                 for corrected in (False, True):
                     nn = n + 1 if corrected and n == p + 1 else n
                     for setting in ("A", "B", "C"):
-                        s = best.best_sufficient_sigma(e, d, nn, p, setting, corrected=corrected)
-                        source = best.best_sufficient_source(e, d, nn, p, setting, corrected=corrected)
+                        s = exact_best.best_sufficient_sigma(e, d, nn, p, setting, corrected=corrected)
+                        source = exact_best.best_sufficient_source(e, d, nn, p, setting, corrected=corrected)
                         if source.startswith("analytic"):
                             m = gauss_margin(s, e, d)
                         else:

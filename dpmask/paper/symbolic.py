@@ -20,7 +20,7 @@ combined result.
 
 Examples
 --------
->>> from dpmask import symbolic
+>>> from dpmask.paper import symbolic
 >>> d = symbolic.theorem_3_2()
 >>> all(symbolic.verify(d).values())
 True

@@ -1,7 +1,7 @@
 """The argument checks the rivals of chapter 9 share: one (eps, delta) pair, one whole number, p's cap.
 
-The rivals' public functions call these at their doors (:mod:`dpmask.rivals.gram_table`,
-:mod:`dpmask.rivals.adassp`, :mod:`dpmask.rivals.wishart_mechanism`, :mod:`dpmask.rivals.jl`).
+The rivals' public functions call these at their doors (:mod:`dpmask.rivals.gram_to_table`,
+:mod:`dpmask.rivals.ssp`, :mod:`dpmask.rivals.wishart`, :mod:`dpmask.rivals.jl`).
 """
 
 from __future__ import annotations

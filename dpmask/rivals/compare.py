@@ -12,8 +12,8 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
   :func:`dpmask.rivals.gram.sigma_low_large_n` above), below which masking cannot go;
 * ``"gram"``: the Gaussian mechanism on ``X^T X`` (:func:`dpmask.rivals.gram.release_gram`);
 * ``"gram_table"``: the same noisy Gram matrix made a table
-  (:func:`dpmask.rivals.gram_table.gram_table`), analysed by row software as if it were data;
-* ``"adassp"``: :func:`dpmask.rivals.adassp.adassp` (Wang's split of the budget in three);
+  (:func:`dpmask.rivals.gram_to_table.gram_table`), analysed by row software as if it were data;
+* ``"adassp"``: :func:`dpmask.rivals.ssp.adassp` (Wang's split of the budget in three);
 * ``"adassp_joint"``: the same with the three releases calibrated together
   (``composition="gaussian"``);
 * ``"jl"``: the JL projection with Sheffet's private test (:func:`dpmask.rivals.jl.jl_release`),
@@ -25,7 +25,7 @@ data's own (uncentred) least-squares slopes ``K_zz^{-1} K_zy``:
   ``r <= 100 n``: its first-order error falls with r at every n (chapter 9's figure), because
   ``w^2`` grows like ``sqrt(r)`` while the Wishart noise falls like ``1/sqrt(r)``;
 * ``"wishart"``: the Wishart mechanism of Jiang, Xie and Zhang (2016)
-  (:func:`dpmask.rivals.wishart_mechanism.wishart_mechanism`, calibrated to (eps, delta)), slopes from the
+  (:func:`dpmask.rivals.wishart.wishart_mechanism`, calibrated to (eps, delta)), slopes from the
   debiased ``K + W - (p + 1) c I``.
 
 An RMSE exists only where the estimator has a second moment: :func:`rmse_reported` gives it
@@ -55,7 +55,7 @@ from scipy import stats
 
 from ..exact import audit
 from ..paper import bounds
-from . import adassp, gram, gram_table, jl, wishart_mechanism
+from . import gram, gram_to_table, jl, ssp, wishart
 from .._validate import as_rng, check_delta, check_eps, check_flag, check_int, check_scalar
 from ..exact.gaussian import analytic_gaussian_sigma
 from ..inference import _check_gram, ols_from_gram, simulate_gram
@@ -122,7 +122,7 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
     slightly below, chapter 9), which is what a page that must run fast should use.
 
     Returns a dict: ``sigma`` for A, B0, Blow (data noise); ``tau`` for gram and
-    gram_table (Gram noise, diagonal); the :func:`dpmask.rivals.adassp.adassp_noise`
+    gram_table (Gram noise, diagonal); the :func:`dpmask.rivals.ssp.adassp_noise`
     dict for adassp; ``w`` (and r) for the JL variants; ``c`` (the scale) for wishart.
 
     Raises ValueError naming delta where the Wishart mechanism's scale, which grows like 1/delta,
@@ -141,14 +141,14 @@ def noise_levels(eps, delta, n, p, *, r=None, kinds=MECHANISMS, low="exact"):
         elif kind in ("gram", "gram_table"):
             out[kind] = {"tau": float(gram.sigma_gram(eps, delta, p))}
         elif kind in ("adassp", "adassp_joint"):
-            out[kind] = adassp.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
+            out[kind] = ssp.adassp_noise(eps, delta, p, composition="basic" if kind == "adassp" else "gaussian")
         elif kind in ("jl", "jl_always", "jl_best"):
             test = kind == "jl"
             _, eps_p, delta_p, _ = jl._jl_budget(eps, delta, test)
             rr = JL_CAP * int(n) if kind == "jl_best" else _jl_rows(n, r)
             out[kind] = {"w": jl.jl_w(eps_p, delta_p, rr, p), "r": rr, "test": test}
         elif kind == "wishart":
-            c = wishart_mechanism.wishart_scale(eps, delta, p)
+            c = wishart.wishart_scale(eps, delta, p)
             # its noise in Gram units, tau = sqrt(2 (p + 1)) c, must stay in the covariances' domain
             # (tau <= 1e100): the scale grows like 1/delta, past it for delta below about 1e-100
             if np.sqrt(2.0 * (p + 1)) * c > 1e100:
@@ -210,7 +210,7 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
         if kind == "gram":
             out.update(_fit_corrected(G, G, n, k, beta, noise="gram", tau=tau))
         else:
-            Gp = gram_table.psd_projection(G)          # the Gram matrix of gram_table's output, exactly
+            Gp = gram_to_table.psd_projection(G)          # the Gram matrix of gram_table's output, exactly
             out["coef"] = _solve_all(Gp[:, :k, :k], Gp[:, :k, k])
             out["not_pd"] = np.linalg.eigvalsh(G)[:, 0] <= 0   # where the projection acted
             # what row software reports: textbook OLS intervals on the table
@@ -222,13 +222,13 @@ def simulate_slopes(kind, K, n, eps, delta, reps, rng, *, r=None, level=None):
             out["covered"] = np.abs(b - beta) <= stats.t.ppf(0.975, n - k) * se
     elif kind in ("adassp", "adassp_joint"):
         comp = "basic" if kind == "adassp" else "gaussian"
-        fit = adassp.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp)
+        fit = ssp.adassp_from_gram(K, eps, delta, rng, size=reps, composition=comp)
         out["coef"] = fit.coef
         H = fit.gram + fit.ridge[:, None, None] * np.eye(k)     # the matrix AdaSSP solves with
         out["not_pd"] = out["not_pd_block"] = np.linalg.eigvalsh(H)[:, 0] <= 0
     elif kind == "wishart":
         c = lv["c"]
-        S = wishart_mechanism.wishart_mechanism(K, eps, delta, rng, size=reps) - (p + 1) * c * np.eye(p)
+        S = wishart.wishart_mechanism(K, eps, delta, rng, size=reps) - (p + 1) * c * np.eye(p)
         out["coef"] = _solve_all(S[:, :k, :k], S[:, :k, k])
         out["not_pd"] = np.linalg.eigvalsh(S)[:, 0] <= 0
         out["not_pd_block"] = np.linalg.eigvalsh(S[:, :k, :k])[:, 0] <= 0
