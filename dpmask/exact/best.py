@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_flag, scalar_or_array
-from ..paper.bounds import _check_b_args, _check_setting, sigma_b
-from .gaussian import analytic_gaussian_sigma
+from ..paper.bounds import _check_b_args, _check_setting, _sigma_b, sigma_b  # noqa: F401  (sigma_b: the doctests)
+from .gaussian import _analytic_gaussian_sigma
 
 __all__ = ["best_sufficient_sigma", "best_sufficient_source"]
 
@@ -36,10 +36,11 @@ def _best_parts(eps, delta, n, p, setting, corrected):
     setting = _check_setting(setting)
     corrected = _check_corrected(corrected)
     eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)  # validated and broadcast, by name
-    analytic = np.asarray(analytic_gaussian_sigma(eps, delta), dtype=float)
+    # Theorem 3.4's domain holds the analytic Gaussian's: from here on the unvalidated cores (issue 30).
+    analytic = np.asarray(_analytic_gaussian_sigma(eps, delta), dtype=float)
     if setting == "A":
         return setting, corrected, analytic, None
-    return setting, corrected, analytic, np.asarray(sigma_b(eps, delta, n, p, corrected=corrected), dtype=float)
+    return setting, corrected, analytic, np.asarray(_sigma_b(eps, delta, n, p, corrected), dtype=float)
 
 
 def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):

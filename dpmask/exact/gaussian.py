@@ -362,9 +362,24 @@ def analytic_gaussian_sigma(eps, delta):
     >>> round(analytic_gaussian_sigma(1.0, 1e-5), 4)
     3.7306
     """
+    eps, delta = _check_sigma_args(eps, delta)
+    return scalar_or_array(_solve_gauss_sigma(eps, delta))
+
+
+def _check_sigma_args(eps, delta):
+    """The door of :func:`analytic_gaussian_sigma`: eps and delta validated and broadcast, by name."""
     eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=_NEAR_ONE)
-    eps, delta = broadcast_named(eps=eps, delta=delta)
+    return broadcast_named(eps=eps, delta=delta)
+
+
+def _analytic_gaussian_sigma(eps, delta):
+    """The core of :func:`analytic_gaussian_sigma` for arguments a public door has validated.
+
+    Inside the package a function that has checked eps and delta (at least as strictly as
+    :func:`_check_sigma_args`) calls this, so that one public call validates once (issue 30).
+    """
+    eps, delta = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(delta, dtype=float))
     return scalar_or_array(_solve_gauss_sigma(eps, delta))
 
 
@@ -442,4 +457,10 @@ def setting_a_criterion_sigma(eps, delta):
     eps = check_eps(eps, lower=EPS_GAUSS[0], top=EPS_GAUSS[1])
     delta = check_delta(delta)
     eps, delta = broadcast_named(eps=eps, delta=delta)
+    return scalar_or_array(_criterion_sigma(eps, delta))
+
+
+def _setting_a_criterion_sigma(eps, delta):
+    """The core of :func:`setting_a_criterion_sigma` for arguments a public door has validated."""
+    eps, delta = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(delta, dtype=float))
     return scalar_or_array(_criterion_sigma(eps, delta))

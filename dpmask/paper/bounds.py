@@ -266,6 +266,11 @@ def sigma_a_necessary(eps, delta):
     23.3
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
+    return _sigma_a_necessary(eps, delta)
+
+
+def _sigma_a_necessary(eps, delta):
+    """The core of :func:`sigma_a_necessary`, for arguments its door has validated and broadcast."""
     return scalar_or_array(stats.norm.isf(delta) / eps)
 
 
@@ -289,6 +294,11 @@ def sigma_a_sufficient(eps, delta):
     25.4
     """
     eps, delta = _setting_a_args(eps, delta, 0.5, _THM32)
+    return _sigma_a_sufficient(eps, delta)
+
+
+def _sigma_a_sufficient(eps, delta):
+    """The core of :func:`sigma_a_sufficient`, for arguments its door has validated and broadcast."""
     gamma = stats.norm.isf(delta)
     return scalar_or_array(gamma / eps * (1.0 + 0.5 / gamma**2))
 
@@ -468,6 +478,16 @@ def sigma_b(eps, delta, n, p, *, corrected=False):
     6.9
     """
     eps, delta, n, p = _check_b_args(eps, delta, n, p, corrected)
+    return scalar_or_array(_solve_sigma_b(eps, delta, n, p, corrected))
+
+
+def _sigma_b(eps, delta, n, p, corrected=False):
+    """The core of :func:`sigma_b` for arguments a public door has validated (by :func:`_check_b_args`).
+
+    Inside the package a function that has checked eps, delta, n and p calls this, not
+    :func:`sigma_b`, so that one public call validates its arguments once (issue 30).
+    """
+    eps, delta, n, p = (np.asarray(x, dtype=float) for x in (eps, delta, n, p))
     return scalar_or_array(_solve_sigma_b(eps, delta, n, p, corrected))
 
 

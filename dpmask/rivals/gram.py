@@ -45,7 +45,7 @@ import numpy as np
 
 from .._validate import (COUNT_MAX, as_float_array, as_rng, broadcast_named, check_delta, check_eps, check_int, check_sigma,
                         check_single_sigma, scalar_or_array)
-from ..exact.gaussian import DELTA_SOLVE_MAX, analytic_gaussian_sigma
+from ..exact.gaussian import DELTA_SOLVE_MAX, _analytic_gaussian_sigma
 from ..inference import _check_column, _check_gram, _check_n, _check_sigma_scalar
 from ..paper.mechanisms import check_data
 
@@ -126,8 +126,12 @@ def gram_sensitivity(p):
     >>> round(gram_sensitivity(5), 4)
     3.4721
     """
-    p = check_int(p, "p", minimum=1)
-    return scalar_or_array(2.0 * np.sqrt(p) - 1.0)
+    return _gram_sensitivity(check_int(p, "p", minimum=1))
+
+
+def _gram_sensitivity(p):
+    """The core of :func:`gram_sensitivity` for a p its caller has checked: 2 sqrt(p) - 1."""
+    return scalar_or_array(2.0 * np.sqrt(np.asarray(p, dtype=float)) - 1.0)
 
 
 def sigma_gram(eps, delta, p):
@@ -175,7 +179,7 @@ def sigma_gram(eps, delta, p):
     delta = check_delta(delta, upper=DELTA_SOLVE_MAX, hypothesis=" (nearer 1 the target is lost to rounding)")
     sens = np.asarray(gram_sensitivity(p))
     eps, delta, sens = broadcast_named(eps=eps, delta=delta, p=sens)
-    s = np.asarray(analytic_gaussian_sigma(eps, delta))
+    s = np.asarray(_analytic_gaussian_sigma(eps, delta))  # eps and delta checked above: the core
     return scalar_or_array(s * sens)
 
 

@@ -122,10 +122,12 @@ def n_grid(p, n_max=10**6, num=60):
 
 @functools.lru_cache(maxsize=1024)
 def analytic_sigma(eps, delta):
-    """Setting A's exact sigma (:func:`dpmask.exact.analytic_gaussian_sigma`), remembered."""
-    from ..exact import analytic_gaussian_sigma
+    """Setting A's exact sigma (:func:`dpmask.exact.analytic_gaussian_sigma`), remembered.
 
-    return float(analytic_gaussian_sigma(eps, delta))
+    For (eps, delta) its caller has checked (an explorer's door): the unvalidated core (issue 30)."""
+    from ..exact.gaussian import _analytic_gaussian_sigma
+
+    return float(_analytic_gaussian_sigma(eps, delta))
 
 
 # --------------------------------------------------------------------------- controls

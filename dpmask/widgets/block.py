@@ -58,8 +58,10 @@ def block_numbers(eps, delta, n, p, block):
     if n_s <= p:
         raise ValueError(f"block={block} cuts n={n} rows into {k} blocks whose smallest has {n_s} <= p={p} rows; "
                          f"Theorem 3.4 needs more rows than columns in every block: choose a larger block")
-    full = bounds.sigma_b(eps, delta, n, p)
-    blk = bounds.sigma_b(eps, delta, n_s, p)  # = sigma_b_block on the balanced sizes (it uses the smallest)
+    bounds._check_b_args(eps, delta, n, p, False)  # the door for eps and delta; below, Theorem 3.4's core
+    eps, delta = float(eps), float(delta)
+    full = bounds._sigma_b(eps, delta, n, p)
+    blk = bounds._sigma_b(eps, delta, n_s, p)  # = sigma_b_block on the balanced sizes (it uses the smallest)
     return {
         "blocks": k,
         "smallest": n_s,
@@ -78,11 +80,13 @@ def _grid(p, n):
 
 @functools.lru_cache(maxsize=256)
 def _curve(eps, delta, n, p):
-    """sigma(n_s) / sigma(n) against n_s: the block slider only moves the marker."""
+    """sigma(n_s) / sigma(n) against n_s: the block slider only moves the marker.
+
+    Drawn after :func:`block_numbers` has checked (eps, delta, n, p): Theorem 3.4's core."""
     from ..paper import bounds
 
     grid = _grid(p, n)
-    return grid, bounds.sigma_b(eps, delta, grid, p) / bounds.sigma_b(eps, delta, n, p)
+    return grid, bounds._sigma_b(eps, delta, grid, p) / bounds._sigma_b(eps, delta, n, p)
 
 
 class _Plot(LivePlot):

@@ -40,7 +40,7 @@ def _sigma_b2(eps, delta, n):
     if key_ not in _SIGMA_B2:
         if len(_SIGMA_B2) > 8192:
             _SIGMA_B2.clear()
-        _SIGMA_B2[key_] = float(bounds.sigma_b(eps, delta, n, 2))
+        _SIGMA_B2[key_] = float(bounds._sigma_b(eps, delta, n, 2))  # (eps, delta, n) checked by the caller
     return _SIGMA_B2[key_]
 
 
@@ -73,9 +73,12 @@ def inference_numbers(eps, delta, n, target=0.05):
     delta = single(check_delta(delta), "delta")
     n = int(single(check_int(n, "n", minimum=3), "n"))
     target = single(check_positive(target, "target"), "target")
+    from ..paper import bounds
+
     try:
         with np.errstate(over="raise", divide="raise", invalid="raise"):
-            s_a = analytic_sigma(eps, delta)
+            bounds._check_b_args(eps, delta, n, 2, False)  # the door of the roots below (Theorem 3.4's
+            s_a = analytic_sigma(eps, delta)                # domain holds the analytic Gaussian's): once
             s_b = _sigma_b2(eps, delta, n)
             big = 10**9
             rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
@@ -111,7 +114,7 @@ def _curves(eps, delta):
     """Error of the slope against n under both settings: the n slider only moves the marker."""
     from ..paper import bounds
 
-    s_b = bounds.sigma_b(eps, delta, _GRID, 2)
+    s_b = bounds._sigma_b(eps, delta, _GRID, 2)  # drawn after inference_numbers checked (eps, delta)
     for n, value in zip(_GRID, s_b):
         _SIGMA_B2[(eps, delta, int(n))] = float(value)
     return _slope_rmse(analytic_sigma(eps, delta), _GRID), _slope_rmse(s_b, _GRID)

@@ -39,41 +39,49 @@ def noise_numbers(eps, delta, n, p):
     """
     from ..paper import bounds
     from .._validate import check_n_p
-    from ..exact import analytic_gaussian_sigma
+    from ..exact.gaussian import _analytic_gaussian_sigma
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p)):
         check_scalar(value, name)
     n_arr, p_arr = check_n_p(n, p)
     n, p = int(n_arr), int(p_arr)
-    a_nec = bounds.sigma_a_necessary(eps, delta)
-    a_suf = bounds.sigma_a_sufficient(eps, delta)
-    b_suf = bounds.sigma_b(eps, delta, n, p)
+    # The door, checked once in the order the bounds would (Theorem 3.2's hypotheses, then Theorem
+    # 3.4's domain, which holds the analytic Gaussian's); below, the bounds' unvalidated cores.
+    eps, delta = bounds._setting_a_args(eps, delta, 0.5, bounds._THM32)
+    bounds._check_b_args(eps, delta, n, p, False)
+    eps, delta = float(eps), float(delta)
+    a_nec = bounds._sigma_a_necessary(eps, delta)
+    a_suf = bounds._sigma_a_sufficient(eps, delta)
+    b_suf = bounds._sigma_b(eps, delta, n, p)
     # the conservative variant's 2(n - p - 1) degrees of freedom vanish at n = p + 1: no value
-    b_cor = bounds.sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else None
+    b_cor = bounds._sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else None
     return {
         "a_necessary": a_nec,
         "a_sufficient": a_suf,
         "b_sufficient": b_suf,
         "b_corrected": b_cor,
-        "a_exact": analytic_gaussian_sigma(eps, delta),
+        "a_exact": _analytic_gaussian_sigma(eps, delta),
         "ratio": a_suf / b_suf,
     }
 
 
 @functools.lru_cache(maxsize=256)
 def _curves(eps, delta, p):
-    """sigma against n for one (eps, delta, p): the n slider only moves the marker."""
+    """sigma against n for one (eps, delta, p): the n slider only moves the marker.
+
+    Drawn after :func:`noise_numbers` has checked (eps, delta, n, p), on a grid of n > p + 1: the
+    bounds' cores, unvalidated."""
     from ..paper import bounds
-    from ..exact import analytic_gaussian_sigma
+    from ..exact.gaussian import _analytic_gaussian_sigma
 
     grid = n_grid(p)
     return (
         grid,
-        bounds.sigma_b(eps, delta, grid, p),
-        bounds.sigma_b(eps, delta, grid, p, corrected=True),
-        bounds.sigma_a_sufficient(eps, delta),
-        bounds.sigma_a_necessary(eps, delta),
-        analytic_gaussian_sigma(eps, delta),
+        bounds._sigma_b(eps, delta, grid, p),
+        bounds._sigma_b(eps, delta, grid, p, corrected=True),
+        bounds._sigma_a_sufficient(eps, delta),
+        bounds._sigma_a_necessary(eps, delta),
+        _analytic_gaussian_sigma(eps, delta),
     )
 
 

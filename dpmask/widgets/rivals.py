@@ -31,11 +31,15 @@ def _coefficients(p):
 
 @functools.lru_cache(maxsize=256)
 def _sigmas(eps, delta, p):
-    """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs."""
-    from ..rivals import gram as rivals
-    from ..exact import analytic_gaussian_sigma
+    """(tau, sigma_A) for one (eps, delta, p): the only root solves the explorer needs.
 
-    return float(rivals.sigma_gram(eps, delta, p)), float(analytic_gaussian_sigma(eps, delta))
+    For (eps, delta, p) that :func:`rivals_numbers` has checked: the analytic Gaussian's core, once
+    (tau is sigma_A times the Gram matrix's sensitivity, as :func:`dpmask.rivals.sigma_gram` computes it)."""
+    from ..exact.gaussian import _analytic_gaussian_sigma
+    from ..rivals import gram as rivals
+
+    s_a = float(_analytic_gaussian_sigma(eps, delta))
+    return s_a * float(rivals._gram_sensitivity(p)), s_a
 
 
 def _rmse(kind, eps, delta, n, p, estimand):
@@ -51,7 +55,7 @@ def _rmse(kind, eps, delta, n, p, estimand):
     if kind == "A":
         s = s_a
     elif kind == "B0":
-        s = np.asarray(bounds.sigma_b(eps, delta, np.round(n), p))
+        s = np.asarray(bounds._sigma_b(eps, delta, np.round(n), p))
     else:  # the large-n projection bound (tau^2 / 2n)^(1/4) of dpmask.rivals.sigma_low_large_n
         s = rivals._sigma_low_from_tau(tau, n)
     return np.sqrt((b * s**2 + c * s**4) / n)
@@ -73,7 +77,7 @@ def _rows(kind, eps, delta, p, estimand, target):
     if kind == "B0":  # sigma_0 changes by well under 1 % beyond 10^9 rows: evaluate it there at most
         n = 10.0**6
         for _ in range(3):  # the third step changes n by far less than 0.1 % (sigma_0 is nearly flat in n)
-            s = bounds.sigma_b(eps, delta, int(min(max(round(n), p + 2), 10**9)), p)
+            s = bounds._sigma_b(eps, delta, int(min(max(round(n), p + 2), 10**9)), p)
             n = (b * s**2 + c * s**4) / target**2
         return float(n)
     # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
@@ -129,13 +133,19 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     if not isinstance(estimand, str) or estimand not in _ESTIMANDS:
         raise ValueError(f"estimand must be one of {tuple(_ESTIMANDS)}, got {estimand!r}")
     target = single(check_positive(target, "target"), "target")
+    # The door for the roots below, checked once (sigma_gram's and the analytic Gaussian's delta
+    # range, then Theorem 3.4's domain); inside, the unvalidated cores (issue 30).
+    from ..exact.gaussian import _check_sigma_args
+
+    _check_sigma_args(eps, delta)
+    bounds._check_b_args(eps, delta, n, p, False)
     try:
         with np.errstate(over="raise", divide="raise", invalid="raise"):
             tau, s_a = _sigmas(eps, delta, p)
             out = {
                 "tau": tau,
                 "sigma_a": s_a,
-                "sigma_0": bounds.sigma_b(eps, delta, n, p),
+                "sigma_0": bounds._sigma_b(eps, delta, n, p),
                 "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
             }
             gram = float(_rmse("gram", eps, delta, n, p, estimand))
@@ -243,6 +253,17 @@ def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), t
     -------
     matplotlib.figure.Figure
     """
+    from ..exact.gaussian import _check_sigma_args
+    from ..paper import bounds
+    from ..rivals import gram
+
+    # The door: the rows below come from the unvalidated cores (issue 30), so check here what
+    # sigma_gram, the analytic Gaussian and Theorem 3.4 would check.
+    for p in p_values:
+        gram.gram_sensitivity(p)
+        for e in eps_values:
+            _check_sigma_args(e, delta)
+            bounds._check_b_args(e, delta, int(p) + 2, p, False)
     eps_grid = np.logspace(math.log10(min(eps_values)), math.log10(max(eps_values)), 13)
     fig = new_figure(figsize=(8.8, 3.8))
     axes = np.atleast_1d(fig.subplots(1, len(p_values), sharey=True))

@@ -72,18 +72,25 @@ def tightness_numbers(eps, delta, n, p):
         when p = 1) and ``gap`` = b_sufficient / b_lower.
     """
     from ..exact import audit
+    from ..paper import bounds
 
-    return _numbers(eps, delta, n, p, audit.sigma_lower_bound(eps, delta, n, p))
+    b_lower = audit.sigma_lower_bound(eps, delta, n, p)
+    # The door for the rest (Theorem 3.4's domain with n > p + 1, which holds Setting A's): the
+    # panel's numbers then come from the unvalidated cores (issue 30).
+    eps, delta, n, p = (float(v) for v in bounds._check_b_args(eps, delta, n, p, True))
+    return _numbers(eps, delta, int(n), int(p), b_lower)
 
 
 @functools.lru_cache(maxsize=1024)
 def _setting_a(eps, delta):
-    """Setting A's three sigmas for one (eps, delta): Theorem 3.2, the criterion solved, the analytic Gaussian."""
-    from .. import exact
+    """Setting A's three sigmas for one (eps, delta): Theorem 3.2, the criterion solved, the analytic Gaussian.
+
+    For (eps, delta) already checked (the sliders', or :func:`tightness_numbers`'s door): the cores."""
+    from ..exact import gaussian
     from ..paper import bounds
 
-    suff = bounds.sigma_a_sufficient(eps, delta) if eps < 1 and delta < 0.5 else float("nan")
-    return suff, exact.setting_a_criterion_sigma(eps, delta), exact.analytic_gaussian_sigma(eps, delta)
+    suff = bounds._sigma_a_sufficient(eps, delta) if eps < 1 and delta < 0.5 else float("nan")
+    return suff, gaussian._setting_a_criterion_sigma(eps, delta), gaussian._analytic_gaussian_sigma(eps, delta)
 
 
 def _numbers(eps, delta, n, p, b_lower):
@@ -91,13 +98,13 @@ def _numbers(eps, delta, n, p, b_lower):
     from ..paper import bounds
 
     a_suf, a_crit, analytic = _setting_a(eps, delta)
-    b_suf = bounds.sigma_b(eps, delta, n, p)
+    b_suf = bounds._sigma_b(eps, delta, n, p)
     return {
         "a_sufficient": a_suf,
         "a_criterion": a_crit,
         "analytic": analytic,
         "b_sufficient": b_suf,
-        "b_corrected": bounds.sigma_b(eps, delta, n, p, corrected=True),
+        "b_corrected": bounds._sigma_b(eps, delta, n, p, corrected=True),
         "b_lower": b_lower,
         "gap": b_suf / b_lower,
     }
@@ -134,7 +141,7 @@ def _lower(setting, values):
 def _upper(eps, delta, n, ps):
     from ..paper import bounds
 
-    return bounds.sigma_b(eps, delta, n, np.array(ps, float))
+    return bounds._sigma_b(eps, delta, n, np.array(ps, float))
 
 
 # --------------------------------------------------------------------------- solving
