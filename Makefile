@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-publish book-students pdf badge test test-quick test-slow bench bench-live clean
+.PHONY: book book-publish book-students pdf badge test test-quick test-slow mutate bench bench-live clean
 
 # The last step installs JupyterLab's side of the live book (an editable install skips data
 # files): the dpmask-live extension and its page config (_ext/jupyterlab/install.py; Binder's
@@ -70,6 +70,15 @@ test-quick: $(STAMP)
 # The checks too long for `make test` (each says in its docstring or mark what it detects).
 test-slow: $(STAMP)
 	$(PYTEST) -m "slow or live"
+
+# Mutation testing of the functions that return a privacy number (issue 32; not part of `make
+# test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged
+# copy (mutation/work/), and runs tests/test_privacy_mutants.py against each mutant, two at a
+# time.  It fails when a mutant survives that mutation/equivalents.md does not list with its
+# reason (mutation/run.py says which, with its diff).  About MUTATE_MINUTES minutes on 2 cores.
+mutate: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'mutmut==3.8.*'
+	$(BIN)/python mutation/run.py
 
 # The benchmarks (scripts, not tests: each prints ratios against a baseline timed in the same run).
 # bench_rivals.py takes about 20 s, bench_widgets.py about 2 minutes (a slider moved key by key in

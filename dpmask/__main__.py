@@ -35,6 +35,7 @@ from .paper import bounds
 from .paper.table import format_table1, table1
 
 _W = 56  # width of the label column
+_DROP = 0.1  # the fraction of dropouts whose cost the report prints
 
 
 def _parser():
@@ -98,6 +99,7 @@ def _setting_a_lines(eps, delta, n, p):
 def _setting_b_lines(eps, delta, n, p):
     from .exact.audit import sigma_lower_bound
     from .exact import masked_p1_sigma
+    from .rivals.trust import masking_dropout_cost
 
     # Outside the searches' domain (n <= 1e6, dpmask.exact.N_MAX) their ValueError names the
     # limit and _line prints it as the line's reason.
@@ -118,7 +120,12 @@ def _setting_b_lines(eps, delta, n, p):
         _line("paper: Corollary 3.5 sufficient", lambda: bounds.sigma_b_corollary(eps, delta, n, p)),
         _line("paper: smaller of Theorems 3.2 and 3.4 (sufficient_sigma)", lambda: bounds.sufficient_sigma(eps, delta, n, p, "B")),
         "  (these sigmas fall as n grows: if rows may drop out, give --n the smallest number of rows)",
-        "  (that may complete; chapter 9, dpmask.rivals.trust.masking_dropout_cost, gives what that costs)",
+        "  (that may complete; what that costs, dpmask.rivals.trust.masking_dropout_cost, chapter 9:)",
+        _line(f"{100 * _DROP:.0f} % dropouts: noise ratio, Theorem 3.4 (n_min over n)",
+              lambda: masking_dropout_cost(eps, delta, n, p, _DROP).ratio),
+        _line(f"{100 * _DROP:.0f} % dropouts: slope-error ratio, Theorem 3.4",
+              lambda: masking_dropout_cost(eps, delta, n, p, _DROP, quantity="error").ratio,
+              "first order, example data; compare the rival's padding below"),
     ]
 
 
@@ -139,6 +146,7 @@ def _rival_lines(eps, delta, n, p):
     parties to trust and send, where masking keeps a lighter protocol without a curator.
     """
     from .rivals import gram_sensitivity, sigma_gram
+    from .trust import distributed_tau
 
     return [
         "Rival: the Gaussian mechanism on X^T X (chapter 9) -- noise on the Gram matrix, not on X",
@@ -148,6 +156,9 @@ def _rival_lines(eps, delta, n, p):
         "   the rival is the more accurate; masking keeps only a lighter protocol without a trusted",
         "   curator, at the price of trusting two servers not to collude)",
         "  (masking's noise must be calibrated for the smallest number of rows that may complete)",
+        _line(f"padded for {100 * _DROP:.0f} % dropouts: noise ratio = error ratio",
+              lambda: distributed_tau(eps, delta, p, pad=_DROP) / distributed_tau(eps, delta, p),
+              "1/sqrt(1 - f): its error is proportional to tau"),
         "  (the rival's noisy Gram matrix becomes a table with a masked release's law where it is)",
         "  (positive definite, chapter 9, Proposition 9.5)",
     ]

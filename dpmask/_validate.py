@@ -101,7 +101,16 @@ def _refuse_text_and_bools(value, name):
 
 
 def as_float_array(value, name):
-    """Convert *value* to a float64 array; refuse complex and non-numeric input (text, bools)."""
+    """Convert *value* to a float64 array; refuse complex and non-numeric input (text, bools).
+
+    A ``numpy.ma`` array with a masked entry is refused by name: ``np.asarray`` would drop its mask
+    and compute with the hidden values underneath.  One with no masked entry is taken as its data.
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        if np.any(np.ma.getmaskarray(value)):
+            raise ValueError(f"{name} is a masked array with masked entries; masks are not honoured here, "
+                             f"pass the values to use (e.g. {name}.compressed() or {name}.filled(...))")
+        value = np.ma.getdata(value)
     _refuse_text_and_bools(value, name)
     _refuse_complex(value, name)
     return _to_float(value, name, f"{name} must be a real number or an array of real numbers, got {value!r}")

@@ -1,4 +1,4 @@
-"""Stress run for issue 25: every explorer in one process, sliders moved interleaved while figure cells draw.
+"""Stress runs for issues 25 and 32: every explorer in one process, sliders moved interleaved while figure cells draw.
 
 Run as ``python tests/_threads_stress.py [rounds] [--draw-in-threads]``; the option plants the
 bug back (the scheduler's threads draw the tightness pages).  tests/test_threads.py runs it in a
@@ -23,6 +23,16 @@ At the end it checks, and prints one line per finding:
 
 Exit status 0 and a last line ``ok ...`` when all hold; 1 with the findings otherwise.  An abort
 (``malloc(): ...``) or an exception (``RuntimeError: FT_Load_Glyph ...``) ends it otherwise.
+
+Issue 32, ``python tests/_threads_stress.py --second-thread [moves] [--seed S] [--direct]``: a second
+Python thread moves two explorers built on ``widgets._shared.explorer`` (:data:`ON_THE_THREAD`), one
+move for each move of the main thread, while the main thread (an event loop, as a kernel's) moves the
+others, the tightness explorer among them, and draws a figure cell every fourth move.  Moves are one
+to three key presses of a control drawn at random (seeded).  :class:`DrawWatch` wraps every drawing
+entry point and counts the drawings made off the main thread and those begun while another thread
+was drawing; both must be 0, no move may raise, and each explorer must end showing the panel and
+picture of its last setting.  The last line, ``ok: ...`` or ``failed: ...``, gives the counts.
+``--direct`` plants the old ``explorer`` back (a move draws on the thread that makes it).
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import math
 import sys
 import threading
 import time
+import traceback
 from collections import defaultdict
 
 import numpy as np
@@ -211,7 +222,197 @@ def _draw_in_threads():
     T._Explorer.solved = solved
 
 
+# --------------------------------------------------------------------------- a second thread (issue 32)
+
+#: The explorers moved by the second thread; the main thread moves the others (the tightness one too).
+ON_THE_THREAD = ("noise_explorer", "rivals_explorer")
+
+
+class DrawWatch:
+    """Every drawing entry point wrapped: how many ran off the main thread, and how many overlapped.
+
+    Wrapped: ``FigureCanvasAgg.draw``, ``Axes.draw_artist``, ``Figure.savefig`` and the explorers'
+    ``LivePlot.png``.  A drawing is counted once, at its outermost call on its thread (``savefig``
+    calls ``draw`` inside); it *overlaps* when it begins while a drawing of another thread is in
+    progress (an in-progress count per thread, read under a lock).
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = defaultdict(int)  # thread id -> drawings in progress on it (nested calls)
+        self.draws = self.off_main = self.overlapping = 0
+        self.by_name = defaultdict(int)  # entry point -> outermost calls off the main thread
+
+    def install(self):
+        from matplotlib.axes import Axes
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        from dpmask.widgets._shared import LivePlot
+
+        for cls, name in ((FigureCanvasAgg, "draw"), (Axes, "draw_artist"), (Figure, "savefig"), (LivePlot, "png")):
+            setattr(cls, name, self._wrap(getattr(cls, name), f"{cls.__name__}.{name}"))
+
+    def _wrap(self, original, label):
+        def wrapped(*args, **kwargs):
+            me = threading.get_ident()
+            with self.lock:
+                if self.depth[me] == 0:
+                    self.draws += 1
+                    if threading.current_thread() is not threading.main_thread():
+                        self.off_main += 1
+                        self.by_name[label] += 1
+                    if any(d for t, d in self.depth.items() if t != me):
+                        self.overlapping += 1
+                self.depth[me] += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.depth[me] -= 1
+
+        return wrapped
+
+
+def _step(control, value, rng):
+    """A position of *control* one to three steps (key presses) from *value*, back from an end; for a
+    drop-down another choice."""
+    import ipywidgets as w
+
+    if isinstance(control, w.Dropdown):
+        others = [v for _, v in control.options if v != value]
+        return others[rng.integers(len(others))]
+    k = int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 else -1)
+    if isinstance(control, w.FloatLogSlider):
+        e = round((math.log10(value) - control.min) / control.step)
+        top = round((control.max - control.min) / control.step)
+        e = e + k if 0 <= e + k <= top else e - k
+        return control.base ** min(control.min + e * control.step, control.max)
+    step = getattr(control, "step", 1) or 1
+    new = value + k * step if control.min <= value + k * step <= control.max else value - k * step
+    return type(value)(min(max(new, control.min), control.max))
+
+
+def _plan(boxes, names, moves, rng):
+    """*moves* (explorer, control index, value): the explorers in turn, each a control at random moved
+    one to three key presses (a reader's moves, mostly within the plot's kept axis ranges)."""
+    plan, where = [], {name: [c.value for c in boxes[name].children[0].children] for name in names}
+    for i in range(moves):
+        name = names[i % len(names)]
+        controls = boxes[name].children[0].children
+        index = int(rng.integers(len(controls)))
+        where[name][index] = _step(controls[index], where[name][index], rng)
+        plan.append((name, index, where[name][index]))
+    return plan
+
+
+def _direct_drawing():
+    """Put back the pre-issue-32 ``explorer``: a move draws on the thread that makes it (the bug)."""
+    import functools
+
+    import ipywidgets as w
+
+    from dpmask.widgets import block, gq, inference, noise, rivals
+
+    def explorer(controls, readers, render, refuse=None):
+        panel_, image = w.HTML(), w.Image(format="png")
+        cached = functools.lru_cache(maxsize=256)(render)
+
+        def update(change=None):
+            args = tuple(read(control.value) for read, control in zip(readers, controls))
+            message = refuse(*args) if refuse is not None else None
+            if message:
+                panel_.value, image.value = message, b""
+            else:
+                panel_.value, image.value = cached(*args)
+
+        for control in controls:
+            control.observe(update, names="value")
+        update()
+        return w.VBox([w.VBox(list(controls)), panel_, image])
+
+    for module in (block, gq, inference, noise, rivals):
+        module.explorer = explorer
+
+
+async def second_thread(moves, seed):
+    """The main thread plays a kernel (event loop, figure cells) and moves its explorers; a second
+    thread moves two others, one move per move of the main thread.  Returns the findings."""
+    from dpmask import widgets
+
+    rng = np.random.default_rng(seed)
+    names = sorted(n for n in widgets.__all__ if n.endswith("_explorer"))
+    boxes = {name: getattr(widgets, name)() for name in names}
+    mine = [name for name in names if name not in ON_THE_THREAD]
+    thread_plan = _plan(boxes, ON_THE_THREAD, moves, rng)
+    main_plan = _plan(boxes, mine, moves, rng)
+    errors = []
+    turn = threading.Semaphore(0)
+
+    def move(name, index, value, where):
+        try:
+            boxes[name].children[0].children[index].value = value
+        except Exception as err:  # an error in a drawing (FreeType's among them): a finding
+            errors.append(f"{where}: {name} control {index} = {value!r}: {type(err).__name__}: {err}")
+            traceback.print_exc()
+
+    def thread_moves():
+        for name, index, value in thread_plan:
+            turn.acquire(timeout=5)  # in step with the main thread's moves
+            move(name, index, value, "second thread")
+
+    thread = threading.Thread(target=thread_moves, name="second-thread", daemon=True)
+    thread.start()
+    for i, (name, index, value) in enumerate(main_plan):
+        move(name, index, value, "main thread")
+        turn.release()
+        if i % 4 == 0:
+            figure_cell(i % 8)
+        await asyncio.sleep(0)  # the kernel between two messages: what was posted to it runs
+    while thread.is_alive():
+        await asyncio.sleep(0.01)
+    for name, box in boxes.items():  # let what is still posted be drawn
+        box._dpmask_pending().result(timeout=300) if hasattr(box, "_dpmask_pending") else None
+    # every explorer shows its last setting: the same panel and picture as a fresh one set to it quietly
+    problems = list(errors)
+    for name in ON_THE_THREAD + tuple(mine):
+        if name.startswith("tightness"):
+            continue
+        box, fresh = boxes[name], getattr(widgets, name)()
+        for control, value in zip(fresh.children[0].children, _settings(box)):
+            control.value = value
+        if fresh.children[1].value != box.children[1].value or _digest(fresh) != _digest(box):
+            problems.append(f"{name} at {_settings(box)}: not the panel and picture of that setting")
+    boxes["tightness_explorer"]._dpmask_state.close()
+    return problems
+
+
+def main_second_thread(argv):
+    """``--second-thread [moves] [--seed S] [--direct]``: one run; its last line counts the drawings."""
+    seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 0
+    args = [a for i, a in enumerate(argv[1:], 1) if not a.startswith("--") and argv[i - 1] != "--seed"]
+    moves = int(args[0]) if args else 200
+    if "--direct" in argv:  # the planted bug, to watch this run fail
+        _direct_drawing()
+    watch = DrawWatch()
+    watch.install()
+    t0 = time.monotonic()
+    problems = asyncio.run(second_thread(moves, seed))
+    if watch.off_main:
+        problems.append(f"drawn outside the main thread: {dict(watch.by_name)}")
+    if watch.overlapping:
+        problems.append(f"{watch.overlapping} drawings began while another thread was drawing")
+    for line in problems:
+        print(line)
+    counts = (f"{moves} moves on the main thread and {moves} on a second thread (seed {seed}): {watch.draws} drawings, "
+              f"{watch.off_main} off the main thread, {watch.overlapping} overlapping, {time.monotonic() - t0:.1f} s")
+    print(("failed: " if problems else "ok: ") + counts)
+    return 1 if problems else 0
+
+
 def main(argv):
+    if "--second-thread" in argv:
+        return main_second_thread(argv)
     args = [a for a in argv[1:] if not a.startswith("--")]
     rounds = int(args[0]) if args else 50
     if "--draw-in-threads" in argv:  # the planted bug, to watch this run fail

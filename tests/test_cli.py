@@ -74,3 +74,25 @@ def test_tiny_eps_keeps_the_columns(capsys):
             assert re.fullmatch(r" *(n/a|-?\d+\.\d{4}|-?\d\.\d{4}e[+-]\d+)", value), line
     sigma_b = bounds.sigma_b(1e-100, 0.01, 100, 5)
     assert f"{sigma_b:.4e}" in out
+
+
+@pytest.mark.parametrize("eps, delta, n", [(0.001, 0.001, 10**4), (0.1, 0.01, 1000)])
+def test_dropout_lines_compare_like_with_like(eps, delta, n):
+    """Issue 32: masking's dropout cost was a noise ratio set against the rival's padding, an error ratio.  The
+    report prints masking's noise ratio and its first-order slope-error ratio, and the rival's padding factor, which
+    is both; each is recomputed here: Theorem 3.4 at n - floor(0.1 n) over n, Proposition 9.6's slope error for the
+    p = 2 example data with its constants by hand (c2 = 9/2, c4 = 27/2: M = [[1/3, 1/6], [1/6, 1/6]], beta = 1/2),
+    and 1/sqrt(0.9)."""
+    text = _report(eps, delta, n, 2)
+    s, s_min = bounds.sigma_b(eps, delta, n, 2), bounds.sigma_b(eps, delta, n - n // 10, 2)
+    noise = s_min / s
+    error = ((4.5 * s_min**2 + 13.5 * s_min**4) / (4.5 * s**2 + 13.5 * s**4)) ** 0.5
+    assert _value(text, "10 % dropouts: noise ratio, Theorem 3.4 (n_min over n)") == pytest.approx(noise, abs=1e-4)
+    assert _value(text, "10 % dropouts: slope-error ratio, Theorem 3.4") == pytest.approx(error, abs=1e-4)
+    assert _value(text, "padded for 10 % dropouts: noise ratio = error ratio") == pytest.approx(0.9**-0.5, abs=1e-4)
+    assert noise < error <= noise**2 + 1e-12
+
+
+def test_dropout_error_line_says_why_not_with_one_column():
+    text = _report(0.1, 0.01, 100, 1)
+    assert re.search(r"10 % dropouts: slope-error ratio, Theorem 3.4 +n/a +\(p must be at least 2", text)

@@ -1,18 +1,23 @@
-"""One thread draws (issue 25): the tightness explorer's scheduler threads solve, the main thread draws.
+"""One thread draws (issues 25 and 32): whatever thread moves a slider, every explorer draws on the main thread.
 
-matplotlib and FreeType are not thread-safe.  Before, the scheduler's threads drew a page when its
-lower bound arrived, while the kernel's thread could be drawing another explorer or a figure cell:
-six explorers built in one process with their sliders moved interleaved aborted the process
-(``malloc(): unsorted double linked list corrupted``) or raised ``FT_Load_Glyph ... invalid
-outline`` in 7 of 9 runs.  Now a page whose values arrive is posted to the main thread.
+matplotlib and FreeType are not thread-safe.  Before issue 25, the tightness explorer's scheduler
+threads drew a page when its lower bound arrived, while the kernel's thread could be drawing another
+explorer or a figure cell: six explorers built in one process with their sliders moved interleaved
+aborted the process (``malloc(): unsorted double linked list corrupted``) or raised ``FT_Load_Glyph
+... invalid outline`` in 7 of 9 runs.  Before issue 32, the five explorers built on
+``widgets._shared.explorer`` drew on whichever thread set the slider: with a second thread moving two
+of them while the main thread moved the others, 1 of 4 runs aborted (``free(): corrupted unsorted
+chunks``) and the other 3 raised ``FT_Render_Glyph ... raster overflow``.  Now a drawing asked for
+on any other thread is posted to the main thread (``widgets._shared.KERNEL``).
 
-The stress run (``tests/_threads_stress.py``, 50 rounds) runs in a subprocess, because an abort
-kills the process that has it.
+The stress runs (``tests/_threads_stress.py``) run in subprocesses, because an abort kills the
+process that has it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import threading
@@ -24,6 +29,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 ROOT = Path(__file__).resolve().parents[1]
+STRESS = ROOT / "tests" / "_threads_stress.py"
 
 
 @pytest.fixture
@@ -98,9 +104,79 @@ def test_every_explorer_in_one_process_survives_interleaved_moves_and_figure_cel
     no abort, no FreeType error, no drawing outside the main thread, and identical PNGs for identical
     settings, also against a quiet reference drawn afterwards.  With the drawing put back in the
     scheduler's threads (``--draw-in-threads``) the run fails."""
-    run = subprocess.run([sys.executable, str(ROOT / "tests" / "_threads_stress.py"), "50"], cwd=ROOT,
+    run = subprocess.run([sys.executable, str(STRESS), "50"], cwd=ROOT,
                          capture_output=True, text=True, timeout=1800)
     report = f"exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     assert run.returncode == 0, report  # an abort is a negative status (SIGABRT: -6)
     assert "FT_" not in run.stderr and "Traceback" not in run.stderr and "malloc" not in run.stderr, report
     assert run.stdout.strip().splitlines()[-1].startswith("ok: 50 rounds"), report
+
+
+# --- a second thread moves the explorers built on widgets._shared.explorer (issue 32) -------------
+
+
+def test_a_move_made_on_another_thread_is_drawn_on_the_main_thread(off_main_drawing):
+    """The other thread's move posts a redraw and returns; the main thread draws it when it waits
+    (in a kernel: when its event loop is free), and shows what a fresh explorer shows at that setting."""
+    from dpmask import widgets
+
+    box = widgets.gq_explorer(q=10, t1=1.0, t2=3.0)
+    shown = box.children[1].value
+    mover = threading.Thread(target=lambda: setattr(box.children[0].children[1], "value", 2.0))
+    mover.start()
+    mover.join()
+    assert box.children[1].value == shown and not box._dpmask_pending().done()  # posted, not drawn there
+    box._dpmask_pending().result(timeout=120)
+    fresh = widgets.gq_explorer(q=10, t1=2.0, t2=3.0)
+    assert box.children[1].value == fresh.children[1].value
+    assert bytes(box.children[2].value) == bytes(fresh.children[2].value)
+    assert not off_main_drawing, dict(off_main_drawing)
+
+
+_COUNTS = re.compile(r"(\d+) drawings, (\d+) off the main thread, (\d+) overlapping")
+
+
+def _second_thread_run(moves, seed, *extra):
+    """One run of ``_threads_stress.py --second-thread`` in a subprocess: (return code, counts or None, report)."""
+    run = subprocess.run([sys.executable, str(STRESS), "--second-thread", str(moves), "--seed", str(seed), *extra],
+                         cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    lines = run.stdout.strip().splitlines()
+    found = _COUNTS.search(lines[-1]) if lines else None
+    counts = tuple(int(g) for g in found.groups()) if found else None
+    return run, counts, f"run {seed}: exit {run.returncode}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+
+
+def _runs_are_clean(runs, moves):
+    """*runs* runs of *moves* moves on each thread: every one exits 0 (no abort), writes no FreeType error or
+    traceback, and counts 0 drawings off the main thread and 0 overlapping, with drawings made."""
+    bad = []
+    for seed in range(runs):
+        run, counts, report = _second_thread_run(moves, seed)
+        clean = (run.returncode == 0 and counts is not None and counts[0] > 0 and counts[1:] == (0, 0)
+                 and run.stdout.strip().splitlines()[-1].startswith("ok: ")
+                 and not any(s in run.stderr for s in ("FT_", "Traceback", "malloc", "free()", "corrupted")))
+        if not clean:
+            bad.append(report)
+    assert not bad, f"{len(bad)} of {runs} runs failed:\n" + "\n".join(bad)
+
+
+def test_explorers_moved_from_a_second_thread_two_short_runs():
+    """2 runs of 50 moves on each thread (tests/_threads_stress.py --second-thread): a second thread moves
+    two explorers built on ``_shared.explorer`` while the main thread, playing a kernel, moves the others
+    (the tightness explorer among them) and draws figure cells.  No abort, no FreeType error, no drawing off
+    the main thread, none overlapping another, and each explorer ends showing its last setting."""
+    _runs_are_clean(2, 50)
+
+
+@pytest.mark.slow  # several minutes: `make test-slow`
+def test_explorers_moved_from_a_second_thread_ten_runs_of_200_moves():
+    """The same as the short runs, 10 runs of 200 moves on each thread."""
+    _runs_are_clean(10, 200)
+
+
+def test_drawing_on_the_moving_thread_fails_the_second_thread_run():
+    """The planted old behaviour (``--direct``: ``_shared.explorer`` draws on the thread that moves the slider)
+    fails the run: it aborts, or it counts drawings off the main thread (every move of the second thread)."""
+    run, counts, report = _second_thread_run(20, 0, "--direct")
+    assert run.returncode != 0, report
+    assert run.returncode < 0 or (counts is not None and counts[1] > 0), report

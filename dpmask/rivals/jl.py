@@ -277,7 +277,7 @@ def jl_delta(eps, w, r, p):
     float
         delta in [1e-300, 1] (1 when ``w^2 <= 2 sqrt(p) - 1``), an upper bound:
         the chi-square tails' computed difference plus its error allowance
-        (``TAIL_RTOL`` = 1e-12 of each tail, the rounding of their logs and of
+        (``TAIL_RTOL`` = 1e-10 of each tail, the rounding of their logs and of
         the threshold), at ``rho`` rounded up; where a tail that bounds delta is
         below 1e-300, the bound 1e-300 (never 0).
 

@@ -47,7 +47,7 @@ import numpy as np
 
 from .._validate import as_float_array, as_rng, check_int, check_n_p, check_scalar, scalar_or_array
 from ..exact.gaussian import SIGMA_GAUSS, analytic_gaussian_delta
-from .gram import sigma_gram, sigma_low_large_n
+from .gram import error_coefficients, example_moments, sigma_gram, sigma_low_large_n
 from ..paper.mechanisms import check_data
 
 __all__ = [
@@ -339,20 +339,51 @@ def trust_costs(n, p, *, float_bytes=8, key_bytes=32, share_bytes=32, aead_bytes
 
 
 class MaskingDropout(NamedTuple):
-    """What dropouts cost masking (:func:`masking_dropout_cost`)."""
+    """What dropouts cost masking (:func:`masking_dropout_cost`); ``quantity`` names what ``ratio`` is."""
 
     n_min: int
     sigma_planned: float
     sigma_needed: float
     ratio: float
+    quantity: str = "noise"
 
 
 #: The noise levels :func:`masking_dropout_cost` knows.
 DROPOUT_LEVELS = ("sigma_0", "sigma_low")
+#: The quantities :func:`masking_dropout_cost` can return the ratio of.
+DROPOUT_QUANTITIES = ("noise", "error")
+#: The statistics of Proposition 9.6 whose error ratio :func:`masking_dropout_cost` gives.
+DROPOUT_STATISTICS = ("ols", "corr", "angle")
 
 
-def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
-    r"""The noise masking must add when up to a fraction of the rows may drop out.
+def _dropout_error_ratio(planned, needed, moments, p, statistic):
+    r"""Proposition 9.6's first-order RMSE at ``needed`` over that at ``planned``, the same n rows.
+
+    With ``s = planned``, ``s' = needed`` and ``r = s'/s``,
+    ``sqrt((c2 s'^2 + c4 s'^4) / (c2 s^2 + c4 s^4)) = r sqrt((c2 + c4 s'^2) / (c2 + c4 s^2))``; the
+    second form keeps the fourth powers of a large sigma out of the float range.
+    """
+    if moments is None:
+        if not 2 <= p <= 6:
+            raise ValueError(f"moments must be given for p = {p}: the example data (dpmask.rivals.gram.example_moments) "
+                             "have 2 <= p <= 6 columns")
+        moments = example_moments(p)
+    M = as_float_array(moments, "moments")
+    if M.shape != (p, p):
+        raise ValueError(f"moments must be a p x p = {p} x {p} matrix (X^T X / n), got shape {M.shape}")
+    try:
+        c2, c4 = error_coefficients(M)[statistic]
+    except ValueError as exc:
+        raise ValueError(f"moments: {exc}") from exc
+    if not c2 + c4 > 0:
+        raise ValueError(f"moments give the statistic {statistic!r} no first-order error (c2 = c4 = 0)")
+    r = needed / planned
+    return float(r * np.sqrt((c2 + c4 * needed**2) / (c2 + c4 * planned**2)))
+
+
+def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0", quantity="noise", moments=None,
+                         statistic="ols"):
+    r"""What masking pays, in noise or in first-order error, when up to a fraction of the rows may drop out.
 
     In Setting B through triple matrix-masking each person adds their own noise before the
     protocol runs, so the noise must already be right for the release that comes out.  The
@@ -366,9 +397,31 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
 
         n_{\min} = n - \lfloor f n \rfloor
 
-    rows, and every person must add :math:`\sigma(n_{\min})`: padding by another name.  The cost,
-    paid whether or not anyone drops out, is the ratio :math:`\sigma(n_{\min})/\sigma(n) \ge 1`;
-    the first-order error (Proposition 9.6) grows by between this ratio and its square.
+    rows, and every person must add :math:`\sigma' = \sigma(n_{\min})` instead of
+    :math:`\sigma = \sigma(n)`: padding by another name, paid whether or not anyone drops out.
+    Its cost in two units:
+
+    * ``quantity="noise"``: the noise ratio :math:`r = \sigma'/\sigma \ge 1`;
+    * ``quantity="error"``: the ratio of the first-order RMSEs of Proposition 9.6 (equation 9.3)
+      of a release of ``n`` rows (nobody drops out) at :math:`\sigma'` and at :math:`\sigma`,
+
+      .. math::
+
+          \sqrt{\frac{c_2\sigma'^2 + c_4\sigma'^4}{c_2\sigma^2 + c_4\sigma^4}}
+          = r\,\sqrt{\frac{c_2 + c_4\sigma'^2}{c_2 + c_4\sigma^2}} \in [r, r^2],
+
+      with :math:`c_2, c_4` the constants of the statistic for data of second moments
+      ``moments`` (:func:`dpmask.rivals.gram.error_coefficients`).  Masking's Gram noise has a part in
+      :math:`\sigma^2` (the cross terms) and one in :math:`\sigma^4` (:math:`C^\top C`), so the
+      error grows by between the noise ratio and its square: at :math:`\sigma_{\mathrm{low}}`,
+      where :math:`r = (n/n_{\min})^{1/4}`, between :math:`(n/n_{\min})^{1/4}` and
+      :math:`(n/n_{\min})^{1/2} \le (1 - f)^{-1/2}`.
+
+    The rival's price for the same dropouts is in the same units: the distributed Gaussian
+    mechanism on :math:`X^\top X` padded for a fraction ``f`` (:func:`distributed_tau` with
+    ``pad=f``) has its noise :math:`\tau` *and*, by equation 9.3 (error :math:`\propto \tau`), its
+    first-order error multiplied by :math:`1/\sqrt{1 - f}`; so compare ``quantity="error"``
+    with it as an error ratio, or ``quantity="noise"`` with it as a noise ratio.
 
     Parameters
     ----------
@@ -379,32 +432,47 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
     n : int
         Planned rows, a whole number with n > p, n <= 2**53.
     p : int
-        Columns, a whole number >= 1.
+        Columns, a whole number >= 1 (with ``quantity="error"``: >= 2, and <= 6 without ``moments``).
     dropout : float
         Largest fraction of the rows that may drop out, 0 <= dropout < 1, with n_min > p.
     level : {"sigma_0", "sigma_low"}
         ``"sigma_0"``: Theorem 3.4's sufficient noise (:func:`dpmask.paper.bounds.sigma_b`);
         ``"sigma_low"``: the projection lower bound in its large-n form
         (:func:`dpmask.rivals.gram.sigma_low_large_n`, the form chapter 9's comparison uses), for which
-        the ratio is :math:`(n / n_{\min})^{1/4}`.
+        the noise ratio is :math:`(n / n_{\min})^{1/4}`.
+    quantity : {"noise", "error"}
+        Which ratio ``ratio`` is (above).
+    moments : array_like, shape (p, p), optional
+        Only with ``quantity="error"``: the data's second moments per row, ``X^T X / n``, positive
+        definite (the error ratio depends on the data only through them).  Default: the book's
+        example data, :func:`dpmask.rivals.gram.example_moments` (2 <= p <= 6).
+    statistic : {"ols", "corr", "angle"}
+        Only with ``quantity="error"``: the least-squares slopes of the last column on the others,
+        the correlations, or the leading eigenvector's angle (:func:`dpmask.rivals.gram.first_order_errors`).
 
     Returns
     -------
     MaskingDropout
         ``n_min``, ``sigma_planned`` (:math:`\sigma(n)`), ``sigma_needed``
-        (:math:`\sigma(n_{\min})`) and ``ratio`` (their quotient).
+        (:math:`\sigma(n_{\min})`), ``ratio`` (the noise or the error ratio) and ``quantity``.
 
     Raises
     ------
     ValueError
-        On arguments outside these ranges (naming the argument), or a dropout that leaves
-        n_min <= p rows.
+        On arguments outside these ranges (naming the argument), a dropout that leaves
+        n_min <= p rows, or ``moments``/``statistic`` given with ``quantity="noise"``.
 
     Examples
     --------
     >>> r = masking_dropout_cost(0.1, 0.01, 1000, 2, 0.5, level="sigma_low")
     >>> r.n_min, round(r.ratio, 4)
     (500, 1.1892)
+
+    In first-order slope error, at a small eps the sigma^4 part dominates and the cost nears the
+    rival's 1/sqrt(1 - 0.5) = 1.4142:
+
+    >>> round(masking_dropout_cost(0.001, 0.001, 10**4, 2, 0.5, level="sigma_low", quantity="error").ratio, 3)
+    1.396
     """
     from ..paper.bounds import sigma_b
 
@@ -415,6 +483,16 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
     f = float(check_scalar(_fraction(dropout, "dropout"), "dropout"))
     if not isinstance(level, str) or level not in DROPOUT_LEVELS:
         raise ValueError(f"level must be one of {DROPOUT_LEVELS}, got {level!r}")
+    if not isinstance(quantity, str) or quantity not in DROPOUT_QUANTITIES:
+        raise ValueError(f"quantity must be one of {DROPOUT_QUANTITIES}, got {quantity!r}")
+    if not isinstance(statistic, str) or statistic not in DROPOUT_STATISTICS:
+        raise ValueError(f"statistic must be one of {DROPOUT_STATISTICS}, got {statistic!r}")
+    if quantity == "noise" and (moments is not None or statistic != "ols"):
+        raise ValueError("moments and statistic are used only with quantity='error' (the noise ratio does not "
+                         f"depend on the data), got moments={'given' if moments is not None else None}, "
+                         f"statistic={statistic!r}")
+    if quantity == "error" and p < 2:
+        raise ValueError(f"p must be at least 2 for quantity='error' (a statistic of two columns or more), got p={p}")
     # floor(f n), rounded towards more dropouts when f n is within rounding of a whole number (the safe side)
     lost = int(np.floor(f * n + 1e-9 * max(1.0, f * n)))
     n_min = n - lost
@@ -428,4 +506,6 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0"):
         return float(sigma_low_large_n(eps, delta, rows, p))
 
     planned, needed = sigma(n), sigma(n_min)
-    return MaskingDropout(n_min, planned, needed, needed / planned)
+    if quantity == "noise":
+        return MaskingDropout(n_min, planned, needed, needed / planned, "noise")
+    return MaskingDropout(n_min, planned, needed, _dropout_error_ratio(planned, needed, moments, p, statistic), "error")

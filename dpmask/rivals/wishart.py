@@ -17,12 +17,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._safe import nudge_up
 from .._validate import as_rng, check_eps, check_scalar
 from ..inference import _check_gram
 from ._args import P_MAX, _one_eps_delta, _whole
 
 __all__ = ["wishart_scale", "wishart_delta", "wishart_mechanism"]
 
+_ULP = np.finfo(float).eps
+
+#: The scales :func:`wishart_delta` accepts (and :func:`wishart_scale` returns): 1e-300 <= c <= 1e300.
+WISHART_C_DOMAIN = (1e-300, 1e300)
+
+
+def _wishart_delta(c, p):
+    """delta of the Wishart mechanism at scale c, p columns (unvalidated; see :func:`wishart_delta`).
+
+    ``1 - exp(-Delta/(2c))``, rounded up: the exponent ``a = Delta/(2c)`` carries at most about
+    3 ulp of rounding (the square root, the subtraction, the division) and is raised by 4 ulp
+    before use; ``-expm1`` (within 1 ulp, relative condition number at most 1 in ``a``) is raised
+    by 4 ulp after.  So the value returned is never below the exact one.
+    """
+    a = (2.0 * np.sqrt(p) - 1.0) / (2.0 * c) * (1.0 + 4.0 * _ULP)
+    return np.minimum(-np.expm1(-a) * (1.0 + 4.0 * _ULP), 1.0)
 
 
 def wishart_scale(eps, delta, p, *, calibration="delta"):
@@ -41,15 +58,19 @@ def wishart_scale(eps, delta, p, *, calibration="delta"):
     * ``calibration="paper"``: ``c = 3 Delta/(2 eps)``, the paper's constant with its trace
       bound 1 replaced by the book's ``Delta = 2 sqrt(p) - 1``; it has the delta of
       :func:`wishart_delta`, ``1 - exp(-eps/3)``, whatever the target (``delta`` is ignored);
-    * ``calibration="delta"`` (default): the smallest ``c`` for which :func:`wishart_delta` proves
-      (eps, delta)-DP: ``c = Delta / (2 min(eps, -log(1 - delta)))``.
+    * ``calibration="delta"`` (default): the smallest ``c`` with :func:`wishart_delta` at most
+      ``delta``, ``c = Delta / (2 (-log(1 - delta)))``, raised by a few ulp so that the exact
+      delta at the returned ``c`` never exceeds the target (nudged like the package's other
+      calibrations, :func:`dpmask._safe.nudge_up`).  It does not depend on ``eps``: the
+      mechanism's delta is the same at every eps (:func:`wishart_delta`).
 
     Parameters
     ----------
     eps : float
         1e-6 <= eps <= 10.
     delta : float
-        0 < delta < 0.5.
+        0 < delta < 0.5, and large enough that the scale stays within ``WISHART_C_DOMAIN``
+        (``delta`` >= about ``(2 sqrt(p) - 1)/2e300``).
     p : int
         Columns, 1 <= p <= 64.
     calibration : {"delta", "paper"}
@@ -57,6 +78,7 @@ def wishart_scale(eps, delta, p, *, calibration="delta"):
     Returns
     -------
     float
+        A scale that :func:`wishart_delta` accepts.
 
     Examples
     --------
@@ -70,7 +92,14 @@ def wishart_scale(eps, delta, p, *, calibration="delta"):
     sens = 2.0 * np.sqrt(p) - 1.0
     if calibration == "paper":
         return float(3.0 * sens / (2.0 * eps))
-    return float(sens / (2.0 * min(eps, -np.log1p(-delta))))
+    c = sens / (2.0 * -np.log1p(-delta))
+    if not c <= WISHART_C_DOMAIN[1] / 2.0:
+        raise ValueError(f"delta must be large enough that the Wishart scale stays below "
+                         f"{WISHART_C_DOMAIN[1] / 2:g} (about delta >= {sens / WISHART_C_DOMAIN[1]:.1e} "
+                         f"for p = {p}), got {delta!r}")
+    # c above carries at most ~4 ulp of rounding; 64 ulp above it is a rigorous safe end
+    c = nudge_up(lambda cs: _wishart_delta(cs, p) - delta, np.array(c), c * (1.0 + 64.0 * _ULP))
+    return float(c)
 
 
 def wishart_delta(eps, c, p):
@@ -78,32 +107,44 @@ def wishart_delta(eps, c, p):
 
     For a pair ``K``, ``K' = K + D`` (``D = x' x'^T - x x^T``) the release from ``K`` has the
     density ``f(S - K)`` on ``S - K > 0`` and the one from ``K'`` on ``S - K' > 0``, with the ratio
-    ``exp(tr(D)/(2c))`` where both are positive.  Hence
+    ``exp(tr(D)/(2c))`` where both are positive.  Hence, exactly,
 
     .. math::
 
-        \delta_{K\|K'}(\varepsilon) = P(W - D \not\succeq 0)
-        + P(W - D \succ 0)\,\bigl(1 - e^{\varepsilon + \operatorname{tr} D/(2c)}\bigr)_+ .
+        \delta_{K\|K'}(\varepsilon) = P_1 + (1 - P_1)\,\bigl(1 - e^{\varepsilon + \operatorname{tr} D/(2c)}\bigr)_+,
+        \qquad P_1 = P(W - D \not\succ 0).
 
-    ``D`` has at most one positive eigenvalue ``lambda_+ <= ||D||_F <= Delta = 2 sqrt(p) - 1``
-    (Lemma 9.2), and ``W - D >= W - lambda_+ u u^T``; ``1/(u^T W^{-1} u) ~ c chi^2_2`` (p + 1
-    degrees of freedom), so the first term is at most ``1 - exp(-Delta/(2c))``, with equality for
-    the collinear worst pair of Lemma 9.2 (``D = Delta u u^T``, where the second term vanishes).
-    So for ``eps >= Delta/(2c)`` (the density-ratio part is then within ``e^eps``)
+    ``D`` has rank at most 2, one eigenvalue ``lambda_+ >= 0`` (unit vector ``u``) and one
+    ``lambda_- <= 0``.  Since ``W - D >= W - lambda_+ u u^T`` and ``1/(u^T W^{-1} u) ~ c chi^2_2``
+    (p + 1 degrees of freedom), ``1 - P_1 >= exp(-lambda_+/(2c))``.  Where the second term is
+    positive, ``tr D = lambda_+ + lambda_-`` gives
 
-    .. math:: \delta(\varepsilon) = 1 - e^{-\Delta/(2c)}\quad\text{(exact, attained)},
+    .. math::
 
-    whatever eps is: the mass the release from ``K`` puts where the neighbour's release cannot
-    be.  For ``eps < Delta/(2c)`` this returns the upper bound
-    ``1 - e^{-Delta/(2c)} + 1 - e^{eps - Delta/(2c)}``.  At the paper's scale ``c = 3 Delta/(2 eps)``
-    the mechanism is (eps, 1 - e^{-eps/3})-DP, not (eps, 0)-DP.
+        \delta_{K\|K'}(\varepsilon) \le 1 - e^{-\lambda_+/(2c)} e^{\varepsilon + \operatorname{tr} D/(2c)}
+        = 1 - e^{\varepsilon - |\lambda_-|/(2c)} \le 1 - e^{-|\lambda_-|/(2c)},
+
+    and where it is zero, ``delta = P_1 <= 1 - exp(-lambda_+/(2c))``.  Both eigenvalues are at
+    most ``||D||_F <= Delta = 2 sqrt(p) - 1`` in size (Lemma 9.2), and the collinear worst pair of
+    Lemma 9.2 (``D = Delta u u^T``) attains ``P_1 = 1 - exp(-Delta/(2c))`` with the second term
+    zero.  So, for every eps >= 0,
+
+    .. math:: \delta(\varepsilon) = 1 - e^{-\Delta/(2c)}\quad\text{(exact, attained)}:
+
+    the mass the release from ``K`` puts where the neighbour's release cannot be.  The mechanism
+    is even (0, delta)-DP; eps buys nothing.  At the paper's scale ``c = 3 Delta/(2 eps)`` it is
+    (eps, 1 - e^{-eps/3})-DP, not (eps, 0)-DP.  (Until issue 32 this function added
+    ``1 - exp(eps - Delta/(2c))`` for ``eps < Delta/(2c)``, a valid but loose bound that the
+    argument above shows unnecessary.)
+
+    The value is rounded up (never below the exact delta).
 
     Parameters
     ----------
     eps : float
-        1e-6 <= eps <= 10.
+        1e-6 <= eps <= 10 (checked; delta does not depend on it).
     c : float
-        The scale of ``W``, > 0.
+        The scale of ``W``, 1e-300 <= c <= 1e300 (``WISHART_C_DOMAIN``).
     p : int
         Columns, 1 <= p <= 64.
 
@@ -116,14 +157,10 @@ def wishart_delta(eps, c, p):
     >>> round(wishart_delta(0.1, 3 / (2 * 0.1), 1), 5)      # the paper's scale at p = 1
     0.03278
     """
-    eps = float(check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps"))
-    c = float(check_scalar(check_eps(c, "c", lower=1e-12, top=1e12), "c"))
+    check_scalar(check_eps(eps, lower=1e-6, top=10.0), "eps")
+    c = float(check_scalar(check_eps(c, "c", lower=WISHART_C_DOMAIN[0], top=WISHART_C_DOMAIN[1]), "c"))
     p = _whole(p, "p", 1, P_MAX)
-    a = (2.0 * np.sqrt(p) - 1.0) / (2.0 * c)
-    out = -np.expm1(-a)
-    if eps < a:
-        out += -np.expm1(eps - a)
-    return float(min(out, 1.0))
+    return float(_wishart_delta(c, p))
 
 
 def wishart_mechanism(K, eps, delta, rng=None, *, size=None, calibration="delta"):

@@ -14,6 +14,14 @@ axes, ticks, labels and legend are drawn once per axis range and kept as a pictu
 setting restores that picture and draws only the artists that move (lines, markers, title)
 on it.  Axis ranges are therefore snapped to quarter decades (log axes) or to round steps
 (linear axes), so that most moves keep the range.
+
+Threads (issues 25 and 32): every explorer draws on the main thread, the kernel's, whatever thread
+moves a slider.  matplotlib and FreeType are not thread-safe: a drawing made on another thread
+while the kernel's thread drew an explorer or a figure cell aborted the process (``free():
+corrupted unsorted chunks``) or raised ``FT_Render_Glyph ... raster overflow``.  A move made on
+the main thread (a slider moved in the browser arrives there) draws at once, as before; a move
+made on another thread is handed to the main thread by :data:`KERNEL` (:class:`KernelThread`), and
+the tightness explorer's solving threads hand over the pages they complete the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import collections
 import functools
 import io
 import math
+import threading
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -194,6 +204,110 @@ def dropdown(description, options, value, width="3em"):
                       style={"description_width": width})
 
 
+# --------------------------------------------------------------------------- the drawing thread
+
+
+class KernelThread:
+    """Runs drawings on the kernel's thread (the main thread): matplotlib and FreeType are not thread-safe.
+
+    A move made on another thread (a reader's own thread, the tightness explorer's solving
+    threads) hands its drawing to :meth:`post` instead of drawing.  In a kernel the drawing runs on the
+    kernel's event loop (the loop running when the first explorer was built), between cells and
+    messages, as every other drawing does; elsewhere (a script, a test) the main thread runs it
+    when it next moves a slider or waits for an explorer (:class:`Pending`).  Drawing from two
+    threads at once aborted the process (``malloc(): unsorted double linked list corrupted``,
+    ``free(): corrupted unsorted chunks``) or raised ``FT_Load_Glyph ... invalid outline`` and
+    ``FT_Render_Glyph ... raster overflow`` (issues 25 and 32).
+    """
+
+    def __init__(self):
+        self.queue = collections.deque()
+        self.posted = threading.Event()
+        self.loop = None
+
+    def attach(self):
+        """Remember the event loop running on the main thread, if any (called where an explorer is built)."""
+        import asyncio
+
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop running: a script or a test, which waits through Pending
+                pass
+
+    def post(self, fn):
+        """Run *fn* on the main thread: at once when called there, else as soon as that thread is free."""
+        if threading.current_thread() is threading.main_thread():
+            fn()
+            return
+        self.queue.append(fn)
+        self.posted.set()
+        loop = self.loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(self.run)
+            except RuntimeError:  # the loop was closed: the next wait or move runs it
+                self.loop = None
+
+    def run(self):
+        """Run what was posted (on the main thread only; elsewhere nothing)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        while True:
+            try:
+                fn = self.queue.popleft()
+            except IndexError:
+                return
+            try:
+                fn()
+            except Exception:  # one failed drawing must not stop the others
+                import traceback
+
+                traceback.print_exc()
+
+    def wait(self, future, timeout=None):
+        """Wait for *future*, running posted drawings meanwhile when on the main thread."""
+        import time
+
+        if threading.current_thread() is not threading.main_thread():
+            return future.result(timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        future.add_done_callback(lambda _: self.posted.set())  # resolved elsewhere: stop waiting
+        while True:
+            self.posted.clear()
+            self.run()
+            if future.done():
+                return future.result()
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError("the explorer did not finish drawing in time")
+            self.posted.wait(left)
+
+
+#: The one drawing thread of every explorer in this process.
+KERNEL = KernelThread()
+
+
+class Pending:
+    """What ``box._dpmask_pending()`` returns: whether what the explorer shows is complete, and a wait for it."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def done(self):
+        return self.future.done()
+
+    def result(self, timeout=None):
+        """Wait until the explorer shows its complete page (drawing it on this thread when it is the main one)."""
+        return KERNEL.wait(self.future, timeout)
+
+
+def _finished():
+    future = Future()
+    future.set_result(None)
+    return future
+
+
 def explorer(controls, readers, render, refuse=None):
     """Stack *controls*, a panel and a picture; call *render* whenever a control moves.
 
@@ -201,13 +315,20 @@ def explorer(controls, readers, render, refuse=None):
     ``render(*args)`` (e.g. :func:`key`, :func:`whole`, ``int``), which returns ``(panel html, png
     bytes)`` and is cached per setting.  ``refuse(*args)``, if given, returns a sentence for a
     setting outside the explorer's domain (shown instead, with no picture) or None.
+
+    *render* runs on the main thread only.  A move made there draws at once; a move made on another
+    thread posts one redraw to the main thread (:data:`KERNEL`), which reads the controls when it
+    runs, so moves made before it has run are drawn together, as their last setting.
+    ``box._dpmask_pending().result()`` waits for that redraw.
     """
     import ipywidgets as w
 
     panel_, image = w.HTML(), w.Image(format="png")
     cached = functools.lru_cache(maxsize=256)(render)
+    lock = threading.Lock()
+    posted = [None]  # the Future of the redraw posted to the main thread and not yet begun, or None
 
-    def update(change=None):
+    def draw():
         args = tuple(read(control.value) for read, control in zip(readers, controls))
         message = refuse(*args) if refuse is not None else None
         if message:
@@ -215,10 +336,37 @@ def explorer(controls, readers, render, refuse=None):
         else:
             panel_.value, image.value = cached(*args)
 
+    def redraw():  # on the main thread, posted by a move made elsewhere
+        with lock:
+            future, posted[0] = posted[0], None
+        try:
+            draw()
+        finally:
+            future.set_result(None)
+
+    def update(change=None):
+        if threading.current_thread() is threading.main_thread():
+            draw()  # a slider moved in the browser, or by the kernel's own code: at once
+            KERNEL.run()  # then what other threads posted, if anything
+            return
+        with lock:
+            if posted[0] is not None:  # a redraw is waiting already: it will read this move too
+                return
+            posted[0] = Future()
+        KERNEL.post(redraw)
+
+    def pending():
+        with lock:
+            future = posted[0]
+        return Pending(future if future is not None else _finished())
+
+    KERNEL.attach()
     for control in controls:
         control.observe(update, names="value")
     update()
-    return w.VBox([w.VBox(list(controls)), panel_, image])
+    box = w.VBox([w.VBox(list(controls)), panel_, image])
+    box._dpmask_pending = pending  # for tests and benchmarks/bench_widgets.py
+    return box
 
 
 # --------------------------------------------------------------------------- axis ranges

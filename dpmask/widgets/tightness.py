@@ -20,10 +20,10 @@ slider answers with it at once:
   (bit for bit the value of a call at that point alone);
 * a setting not solved yet shows the rest of the panel at once, marked "computing the lower
   bound", and the complete panel as soon as its values arrive;
-* only the kernel's thread draws (:class:`_KernelThread`): matplotlib and FreeType are not
-  thread-safe, and a page drawn by the scheduler's thread while a figure cell or another explorer
-  drew on the kernel's aborted the kernel (issue 25).  The threads solve; the drawing of a page
-  whose values arrived is posted to the kernel's event loop.
+* only the kernel's thread draws (``_shared.KERNEL``, shared by every explorer): matplotlib
+  and FreeType are not thread-safe, and a page drawn by the scheduler's thread while a figure cell
+  or another explorer drew on the kernel's aborted the kernel (issue 25).  The threads solve; the
+  drawing of a page whose values arrived is posted to the kernel's event loop.
 
 Where no process can be started, the searches run in this process instead.
 """
@@ -40,8 +40,8 @@ from concurrent.futures import Future, InvalidStateError
 import numpy as np
 
 from .._style import color, series
-from ._shared import LivePlot, analytic_sigma, data_range, int_slider, key, log_range, log_slider, new_figure
-from ._shared import panel, plain_log_ticks, whole
+from ._shared import KERNEL, LivePlot, Pending, analytic_sigma, data_range, int_slider, key, log_range, log_slider
+from ._shared import new_figure, panel, plain_log_ticks, whole
 
 #: Columns on the plot (the current p is added).
 _P_PLOTTED = (1, 2, 3, 5, 8, 12, 20, 30, 50)
@@ -352,99 +352,6 @@ class _Scheduler:
 _SCHEDULER = _Scheduler()
 
 
-class _KernelThread:
-    """Runs drawings on the kernel's thread (the main thread): matplotlib and FreeType are not thread-safe.
-
-    The scheduler's threads only solve; when a lower bound arrives they :meth:`post` the drawing
-    of the page it completes.  In a kernel the drawing runs on the kernel's event loop (the loop
-    running when the first explorer was built), between cells and messages, as every other
-    drawing does; elsewhere (a script, a test) the main thread runs it when it waits for a page
-    (:class:`_Pending`) or moves a slider.  Drawing from two threads at once aborted the process
-    (``malloc(): unsorted double linked list corrupted``) or raised ``FT_Load_Glyph ... invalid
-    outline`` (issue 25).
-    """
-
-    def __init__(self):
-        self.queue = collections.deque()
-        self.posted = threading.Event()
-        self.loop = None
-
-    def attach(self):
-        """Remember the event loop running on the main thread, if any (called where an explorer is built)."""
-        import asyncio
-
-        if threading.current_thread() is threading.main_thread():
-            try:
-                self.loop = asyncio.get_running_loop()
-            except RuntimeError:  # no loop running: a script or a test, which waits through _Pending
-                pass
-
-    def post(self, fn):
-        """Run *fn* on the main thread: at once when called there, else as soon as that thread is free."""
-        if threading.current_thread() is threading.main_thread():
-            fn()
-            return
-        self.queue.append(fn)
-        self.posted.set()
-        loop = self.loop
-        if loop is not None:
-            try:
-                loop.call_soon_threadsafe(self.run)
-            except RuntimeError:  # the loop was closed: the next wait or move runs it
-                self.loop = None
-
-    def run(self):
-        """Run what was posted (on the main thread only; elsewhere nothing)."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        while True:
-            try:
-                fn = self.queue.popleft()
-            except IndexError:
-                return
-            try:
-                fn()
-            except Exception:  # one failed drawing must not stop the others
-                import traceback
-
-                traceback.print_exc()
-
-    def wait(self, future, timeout=None):
-        """Wait for *future*, running posted drawings meanwhile when on the main thread."""
-        import time
-
-        if threading.current_thread() is not threading.main_thread():
-            return future.result(timeout)
-        end = None if timeout is None else time.monotonic() + timeout
-        future.add_done_callback(lambda _: self.posted.set())  # resolved elsewhere: stop waiting
-        while True:
-            self.posted.clear()
-            self.run()
-            if future.done():
-                return future.result()
-            left = None if end is None else end - time.monotonic()
-            if left is not None and left <= 0:
-                raise TimeoutError("the page did not complete in time")
-            self.posted.wait(left)
-
-
-_KERNEL = _KernelThread()
-
-
-class _Pending:
-    """What ``box._dpmask_pending()`` returns: whether the page on show is complete, and a wait for it."""
-
-    def __init__(self, future):
-        self.future = future
-
-    def done(self):
-        return self.future.done()
-
-    def result(self, timeout=None):
-        """Wait until the page on show is complete (drawing it on this thread when it is the main one)."""
-        return _KERNEL.wait(self.future, timeout)
-
-
 # --------------------------------------------------------------------------- the slider grid
 
 
@@ -630,9 +537,9 @@ class _Explorer:
         import time
 
         if threading.current_thread() is not threading.main_thread():  # a slider set from another thread
-            _KERNEL.post(functools.partial(self.update, change))
+            KERNEL.post(functools.partial(self.update, change))
             return
-        _KERNEL.run()  # drawings posted before this move
+        KERNEL.run()  # drawings posted before this move
         with self.lock:
             raw = tuple(c.value for c in self.controls)
             setting = _setting(raw)
@@ -681,7 +588,7 @@ class _Explorer:
             setting, drawn = self.current, self.current in self.pages
         if drawn or None not in _known(_needs(*setting)):
             self.show_posted = True
-            _KERNEL.post(self.show)
+            KERNEL.post(self.show)
 
     def show(self):
         """Show the setting on show complete if it can be (the main thread, posted by :meth:`solved`)."""
@@ -721,14 +628,14 @@ def tightness_explorer(eps=0.1, delta=0.01, n=100, p=5):
         ``Image`` with the plot.
     """
     _SCHEDULER.start_workers()  # they import dpmask (a second or two) while the first drawing is made here
-    _KERNEL.attach()
+    KERNEL.attach()
     state = _Explorer(eps, delta, n, p)
     for control in state.controls:
         control.observe(state.update, names="value")
     state.update()
     _SCHEDULER.add(state)
     box = state.box
-    box._dpmask_pending = lambda: _Pending(state.done)  # for benchmarks/bench_widgets.py and tests
+    box._dpmask_pending = lambda: Pending(state.done)  # for benchmarks/bench_widgets.py and tests
     box._dpmask_state = state
     return box
 

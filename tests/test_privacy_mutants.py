@@ -1,0 +1,504 @@
+"""The privacy numbers against independent truth, fast enough to run once per mutant (issue 32).
+
+``make mutate`` (mutation/run.py) mutates every function that returns a privacy number (sigma,
+tau, c, w, delta, their tails and nudges, the budget splits, the sensitivity constants) and runs,
+for each mutant, the tests of this file that call it.  Each test recomputes its number from
+nothing the package computes: mpmath at 60 digits (the Gaussian mechanism's delta, the normal
+quantiles), scipy's own chi-square laws, the closed forms of the docstrings, and searches over
+the neighbours' cube for the sensitivities.  The points are seeded random draws over each
+function's domain plus the documented corners; the tolerances are the documented ones (an
+upper bound must not lie below the truth at all, and not above it by more than its stated
+allowance).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from dpmask import _safe, bounds, field, gaussian_curves as gc, gram, jl, trust
+
+DPS = 60
+RNG_SEED = 32
+
+
+def _loguniform(rng, lo, hi, size):
+    return np.exp(rng.uniform(np.log(lo), np.log(hi), size))
+
+
+def mp_gauss_delta(eps, sigma):
+    """delta(eps) of the Gaussian mechanism (sensitivity 1), Balle and Wang's Theorem 8, 60 digits."""
+    # the two terms agree to about log10(sigma) + log10(1/eps) digits: carry that many more
+    dps = DPS + math.ceil(max(0.0, math.log10(sigma))) + math.ceil(max(0.0, -math.log10(eps)))
+    with mp.workdps(dps):
+        e, s = mp.mpf(eps), mp.mpf(sigma)
+        return +mp.ncdf(1 / (2 * s) - e * s) - mp.exp(e) * mp.ncdf(-1 / (2 * s) - e * s)
+
+
+def mp_isf(delta):
+    """Upper delta-quantile of the standard normal, solved in mpmath."""
+    with mp.workdps(DPS):
+        d = mp.mpf(delta)
+        return mp.findroot(lambda g: mp.erfc(g / mp.sqrt(2)) / 2 - d, float(stats.norm.isf(delta)))
+
+
+def rel(a, b):
+    return abs(float((mp.mpf(a) - mp.mpf(b)) / mp.mpf(b)))
+
+
+# --------------------------------------------------------------------------- nudge_up
+
+
+def test_nudge_up_reaches_the_first_safe_value_and_stops_there():
+    root = np.array([[1.0, 3.0, 7.5], [1e-300, 2.0, 1e300]])
+    x = root * (1.0 - np.array([[1e-16, 1e-13, 1e-10], [1e-12, 0.0, 1e-15]]))
+    x[1, 1] = 2.5                                                # already safe: left alone
+    out = _safe.nudge_up(lambda v, r: r - v, x, np.inf, (root,))
+    assert out.shape == root.shape
+    assert np.all(out >= root)                                   # safe
+    assert out[1, 1] == 2.5
+    # the steps double from 2**-52: the first safe step overshoots the root by at most the last step
+    gap = np.maximum((root - x) / x, np.finfo(float).eps)
+    moved = x < root
+    assert np.all(out[moved] <= root[moved] * (1.0 + 2.0 * gap[moved] + 4e-16))
+
+
+def test_nudge_up_stops_at_top_and_after_its_steps():
+    x = np.array([1.0, 1.0])
+    out = _safe.nudge_up(lambda v: 2.0 - v, x, np.array([1.5, 10.0]))
+    assert out[0] == 1.5                                         # top: the rigorous end
+    assert 2.0 <= out[1] <= 10.0
+    few = _safe.nudge_up(lambda v: 2.0 - v, np.array([1.0]), np.inf, steps=3)
+    assert few[0] == 1.0 * (1 + 2**-52) * (1 + 2**-51) * (1 + 2**-50)
+    assert _safe.nudge_up(lambda v: 1.0 - v, 1.0, np.inf).shape == ()   # 0-d in, 0-d out
+
+
+# --------------------------------------------------------------------------- the Gaussian curves
+
+
+def _gauss_points():
+    rng = np.random.default_rng(RNG_SEED)
+    eps = _loguniform(rng, 1e-3, 10.0, 24)
+    sigma = _loguniform(rng, 0.3, 30.0, 24) / np.sqrt(eps)
+    corners = [(1.0, 25.0),       # a < 0, erfcx points close and past 15 (asymptotic series)
+               (1e-3, 3e3),       # a < 0 at small eps, long sigma
+               (1e-4, 10.0),      # a >= 0, sigma >= 1, a < 5: the quadrature of the density
+               (0.5, 0.05),       # a >= 0 far out: log_ndtr, delta near 1e-10
+               (1.0, 0.02),       # delta ~ 1e-70
+               (5.0, 0.15),       # large eps, small sigma
+               (1e-6, 1e5),       # a = 0.1 - 5e-6 ... close branch at huge sigma
+               (2.0, 1.0), (0.01, 300.0), (3.0, 2.0)]
+    return list(zip(eps, sigma)) + corners
+
+
+@pytest.mark.parametrize("eps, sigma", _gauss_points())
+def test_gaussian_delta_is_an_upper_bound_within_its_allowance(eps, sigma):
+    true = mp_gauss_delta(eps, sigma)
+    got = gc.analytic_gaussian_delta(eps, sigma)
+    log_got = gc.analytic_gaussian_log_delta(eps, sigma)
+    allowance = 2e-14 * max(1.0, abs(float(mp.log(true))))    # documented: 2e-14 max(1, |log delta|)
+    assert mp.mpf(got) >= true
+    assert rel(got, true) <= 1.2 * allowance + 4e-16
+    assert mp.mpf(log_got) >= mp.log(true)
+    assert float(mp.mpf(log_got) - mp.log(true)) <= 1.2 * allowance
+
+
+@pytest.mark.parametrize("eps, sigma", [(1e-3, 0.01), (1.0, 1e-3), (1e-100, 1e-100)])
+def test_gaussian_delta_near_one_is_at_most_one(eps, sigma):
+    # delta is a probability: the allowance must not lift it above 1 (nor its log above 0)
+    assert mp_gauss_delta(eps, sigma) > 1 - 1e-12
+    assert gc.analytic_gaussian_delta(eps, sigma) <= 1.0
+    assert gc.analytic_gaussian_log_delta(eps, sigma) <= 0.0
+
+
+def test_gaussian_delta_at_the_bottom_of_the_floats():
+    # below 1e-308 the log is exact to its allowance and delta is rounded up, never to 0
+    for sigma in (40.0, 60.0):
+        log_true = mp.log(mp_gauss_delta(1.0, sigma))
+        assert float(log_true) < -745
+        log_got = gc.analytic_gaussian_log_delta(1.0, sigma)
+        assert 0 <= float(mp.mpf(log_got) - log_true) <= 1.2 * 2e-14 * abs(float(log_true))
+        assert gc.analytic_gaussian_delta(1.0, sigma) == 5e-324       # rounded up from 0, never 0
+    true = mp_gauss_delta(1.0, 37.7)                                  # a subnormal delta
+    assert mp.mpf(2.2e-308) > true > mp.mpf(5e-324)
+    assert mp.mpf(gc.analytic_gaussian_delta(1.0, 37.7)) >= true
+
+
+def _solve_points():
+    rng = np.random.default_rng(RNG_SEED + 1)
+    eps = _loguniform(rng, 1e-3, 20.0, 20)
+    delta = _loguniform(rng, 1e-14, 0.45, 20)
+    corners = [(1.0, 1e-5), (1e-100, 1e-300), (1e4, 0.5), (0.1, 0.99), (1e-3, 1e-300), (50.0, 1e-6),
+               (1.0, 0.9)]
+    return list(zip(eps, delta)) + corners
+
+
+@pytest.mark.parametrize("eps, delta", _solve_points())
+def test_analytic_gaussian_sigma_is_sufficient_and_tight(eps, delta):
+    sigma = gc.analytic_gaussian_sigma(eps, delta)
+    true = mp_gauss_delta(eps, sigma)
+    assert true <= delta                                         # sufficient, to the last bit
+    assert rel(true, delta) <= 1e-10 * max(1.0, abs(math.log(delta)))   # documented: about 1e-10
+
+
+def test_analytic_gaussian_sigma_broadcasts():
+    eps = np.array([[0.1], [1.0]])
+    delta = np.array([1e-5, 1e-3, 0.1])
+    out = gc.analytic_gaussian_sigma(eps, delta)
+    assert out.shape == (2, 3)
+    for i in range(2):
+        for j in range(3):
+            assert out[i, j] == gc.analytic_gaussian_sigma(float(eps[i, 0]), float(delta[j]))
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (0.9, 0.3), (1e-3, 1e-200), (0.5, 1e-300)])
+def test_classical_gaussian_sigma_is_dwork_roth(eps, delta):
+    with mp.workdps(DPS):
+        want = mp.sqrt(2 * mp.log(mp.mpf(1.25) / mp.mpf(delta))) / mp.mpf(eps)
+    assert rel(gc.classical_gaussian_sigma(eps, delta), want) < 1e-14
+
+
+@pytest.mark.parametrize("eps, sigma", [(1.0, 1.0), (0.1, 30.0), (3.0, 0.2), (1e-3, 1e3), (10.0, 3.0)])
+def test_setting_a_criterion_delta_is_the_normal_tail(eps, sigma):
+    with mp.workdps(DPS):
+        want = mp.ncdf(1 / (2 * mp.mpf(sigma)) - mp.mpf(eps) * mp.mpf(sigma))
+    assert rel(gc.setting_a_criterion_delta(eps, sigma), want) < 1e-13
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 0.01), (1.0, 1e-5), (1e-3, 1e-300), (5.0, 0.4), (0.2, 0.8),
+                                        (1e4, 0.5), (2.0, 0.999)])
+def test_setting_a_criterion_sigma_is_the_smallest_sufficient_root(eps, delta):
+    sigma = gc.setting_a_criterion_sigma(eps, delta)
+    with mp.workdps(DPS):
+        s, e = mp.mpf(sigma), mp.mpf(eps)
+        tail = mp.ncdf(1 / (2 * s) - e * s)
+    assert tail <= delta                                        # P[L > eps] <= delta: sufficient
+    assert rel(tail, delta) <= 1e-12 * max(1.0, abs(math.log(delta)))
+
+
+# --------------------------------------------------------------------------- Theorem 3.2, Corollaries 3.3 and 3.5
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 0.01), (0.9, 0.4), (1e-3, 1e-300), (0.5, 1e-12), (1e-100, 0.2)])
+def test_setting_a_theorem_bounds(eps, delta):
+    g = mp_isf(delta)
+    with mp.workdps(DPS):
+        e = mp.mpf(eps)
+        assert rel(bounds.sigma_a_necessary(eps, delta), g / e) < 1e-13
+        assert rel(bounds.sigma_a_sufficient(eps, delta), g / e * (1 + 1 / (2 * g**2))) < 1e-13
+        if delta < 0.05:
+            root = mp.sqrt(-mp.log(mp.mpf(delta))) / e
+            assert rel(bounds.sigma_a_corollary(eps, delta), mp.mpf("1.7") * root) < 1e-14
+            assert rel(bounds.sigma_a_corollary(eps, delta, "necessary"), root) < 1e-14
+            assert rel(bounds.sigma_a_corollary(eps, delta, kind="sufficient"), mp.mpf("1.7") * root) < 1e-14
+
+
+@pytest.mark.parametrize("fn, eps, delta", [
+    (bounds.sigma_a_necessary, 1.0, 0.1), (bounds.sigma_a_necessary, 0.5, 0.5),
+    (bounds.sigma_a_sufficient, 1.0, 0.1), (bounds.sigma_a_sufficient, 0.5, 0.5),
+    (bounds.sigma_a_corollary, 1.0, 0.01), (bounds.sigma_a_corollary, 0.5, 0.05),
+    (gc.classical_gaussian_sigma, 1.0, 0.1),
+])
+def test_setting_a_theorems_refuse_outside_their_hypotheses(fn, eps, delta):
+    with pytest.raises(ValueError):
+        fn(eps, delta)
+
+
+def test_sigma_a_corollary_refuses_an_unknown_kind():
+    with pytest.raises(ValueError, match="kind"):
+        bounds.sigma_a_corollary(0.5, 0.01, "tight")
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 1000, 2), (0.9, 1e-300, 10, 9), (1e-3, 0.5, 10**9, 64)])
+def test_sigma_b_corollary_is_corollary_3_5(eps, delta, n, p):
+    with mp.workdps(DPS):
+        e, d = mp.mpf(eps), mp.mpf(delta)
+        want = mp.sqrt((2 * n - p + mp.log(1 / d)) / (2 * (n - p))) * 3 * mp.mpf(p) ** mp.mpf(0.25) / mp.sqrt(e)
+    assert rel(bounds.sigma_b_corollary(eps, delta, n, p), want) < 1e-13
+
+
+@pytest.mark.parametrize("n, p", [(10, 1), (1000, 7), (2**40, 64)])
+def test_theorem_3_4_coefficient(n, p):
+    assert rel(bounds._b_coefficient(n, p, False), (2 * mp.sqrt(p) + 1) / (2 * (n - p))) < 1e-14
+    assert rel(bounds._b_coefficient(n, p, True), (2 * mp.sqrt(p) + 1) / (2 * (n - p - 1))) < 1e-14
+
+
+# --------------------------------------------------------------------------- sensitivities
+
+
+def _cube_pairs(dim, rng, draws=50_000):
+    """Random neighbours in the cube [-1, 1]^dim at distance <= 1, many at the cube's faces and corners."""
+    x = rng.uniform(-1, 1, (draws, dim))
+    x[: draws // 2] = np.sign(x[: draws // 2])                  # half at corners, where the suprema sit
+    d = rng.normal(size=(draws, dim))
+    d *= (rng.uniform(0.5, 1.0, (draws, 1)) ** 0.1) / np.linalg.norm(d, axis=1, keepdims=True)
+    return x, np.clip(x - d, -1, 1)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_gram_sensitivity_is_the_supremum_over_the_cube(p):
+    rng = np.random.default_rng(RNG_SEED + p)
+    x, y = _cube_pairs(p, rng)
+    fro = np.linalg.norm(x[:, :, None] * x[:, None, :] - y[:, :, None] * y[:, None, :], axis=(1, 2))
+    value = gram.gram_sensitivity(p)
+    assert fro.max() <= value * (1 + 1e-12)                     # not exceeded by any sampled pair
+    assert fro.max() >= 0.9 * value
+    ones = np.ones(p)
+    near = ones * (1 - 1 / np.sqrt(p))                          # the docstring's attaining pair
+    attained = np.linalg.norm(np.outer(ones, ones) - np.outer(near, near))
+    assert value == pytest.approx(attained, rel=1e-14)
+    assert value == pytest.approx(2 * math.sqrt(p) - 1, rel=1e-15)
+
+
+def test_gram_sensitivity_broadcasts():
+    assert np.allclose(gram.gram_sensitivity(np.array([1, 4, 9])), [1.0, 3.0, 5.0], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_cross_sensitivity_is_the_supremum_over_the_cube(k):
+    rng = np.random.default_rng(RNG_SEED + 10 * k)
+    a, b = _cube_pairs(k + 1, rng)
+    change = np.linalg.norm(a[:, :k] * a[:, k:] - b[:, :k] * b[:, k:], axis=1)
+    value = field.cross_sensitivity(k)
+    assert change.max() <= value * (1 + 1e-12)
+    attained = np.linalg.norm(np.ones(k) * 1.0 - np.ones(k) * 0.0)    # z = z' = 1, y = 1, y' = 0
+    assert value == pytest.approx(attained, rel=1e-15)
+    assert value == pytest.approx(math.sqrt(k), rel=1e-15)
+
+
+def _joint_sum_truth(k):
+    """max over theta of g_k (the docstring's formula, written again) by a dense grid and a bounded polish."""
+    def g(theta):
+        t, s = math.sin(theta), math.cos(theta)
+        fro = 2 * math.sqrt(k) * s - s * s
+        cross = k * t * t + 2 * t * (1 - t) * math.sqrt(k) * s + (1 - t) ** 2 * s * s
+        return 2 * fro**2 / (2 * math.sqrt(k) - 1) ** 2 + cross / k
+
+    grid = np.linspace(0, math.pi / 2, 20001)
+    vals = [g(th) for th in grid]
+    i = int(np.argmax(vals))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = optimize.minimize_scalar(lambda th: -g(th), bounds=(lo, hi), method="bounded",
+                                   options=dict(xatol=1e-12))
+    return max(max(vals), -res.fun, g(0.0), g(math.pi / 2))
+
+
+@pytest.mark.parametrize("k, approx", [(1, 3.0), (2, 2.533), (4, 2.297), (9, None), (63, None)])
+def test_adassp_joint_sum_is_a_certified_upper_bound(k, approx):
+    truth = _joint_sum_truth(k)
+    value = field.adassp_joint_sum(k)
+    assert truth <= value <= truth + 1e-4                       # documented: never below, at most 1e-4 above
+    # the margin is L h / 2 with the docstring's Lipschitz bound L and the step h of 2**18 angles
+    lip = 16 * k / (2 * math.sqrt(k) - 1) ** 2 + (k + 2.5 * math.sqrt(k) + 4) / k
+    assert value - truth == pytest.approx(0.5 * lip * (math.pi / 2) / 2**18, rel=1e-4)
+    if approx is not None:
+        assert value == pytest.approx(approx, abs=1e-3)
+
+
+@pytest.mark.parametrize("eps, delta, p", [(0.1, 0.01, 2), (1.0, 1e-5, 5), (3.0, 0.3, 17), (1e-6, 1e-12, 64)])
+def test_adassp_noise_splits_the_budget_in_three_shares(eps, delta, p):
+    k = p - 1
+    t = field.adassp_noise(eps, delta, p)
+    s = t["sigma_share"]
+    true = mp_gauss_delta(eps / 3, s)
+    assert true <= delta / 3 and rel(true, delta / 3) < 1e-9 * max(1.0, abs(math.log(delta / 3)))
+    sens_gram, sens_cross = 2 * math.sqrt(k) - 1, math.sqrt(k)
+    assert t["sens_gram"] == pytest.approx(sens_gram, rel=1e-15)
+    assert t["sens_lambda"] == pytest.approx(sens_gram, rel=1e-15)
+    assert t["sens_cross"] == pytest.approx(sens_cross, rel=1e-15)
+    assert t["tau_gram"] == pytest.approx(s * sens_gram, rel=1e-15)
+    assert t["tau_lambda"] == pytest.approx(s * sens_gram, rel=1e-15)
+    assert t["tau_cross"] == pytest.approx(s * sens_cross, rel=1e-15)
+
+
+@pytest.mark.parametrize("eps, delta, p", [(0.1, 0.01, 2), (1.0, 1e-5, 5), (3.0, 0.3, 3)])
+def test_adassp_noise_gaussian_composition(eps, delta, p):
+    k = p - 1
+    t = field.adassp_noise(eps, delta, p, composition="gaussian")
+    s = t["sigma_share"]
+    # s / sqrt(S_k) must be a sufficient Gaussian sigma at the whole (eps, delta), S_k independent
+    true = mp_gauss_delta(eps, s / math.sqrt(_joint_sum_truth(k)))
+    assert true <= delta
+    assert rel(true, delta) < 1e-3                               # the joint sum's margin is below 1e-4
+    assert t["tau_gram"] == pytest.approx(s * (2 * math.sqrt(k) - 1), rel=1e-15)
+    assert t["tau_lambda"] == pytest.approx(s * (2 * math.sqrt(k) - 1), rel=1e-15)
+    assert t["tau_cross"] == pytest.approx(s * math.sqrt(k), rel=1e-15)
+    assert t["sens_cross"] == pytest.approx(math.sqrt(k), rel=1e-15)
+
+
+# --------------------------------------------------------------------------- the rival's Gram noise
+
+
+@pytest.mark.parametrize("eps, delta, p", [(0.1, 0.01, 2), (1.0, 1e-5, 1), (1e-3, 1e-300, 64), (8.0, 0.3, 7),
+                                           (0.5, 0.9, 3)])
+def test_sigma_gram_is_sufficient_and_tight(eps, delta, p):
+    tau = gram.sigma_gram(eps, delta, p)
+    true = mp_gauss_delta(eps, tau / (2 * math.sqrt(p) - 1))
+    # tau / sens carries one rounding: allow the delta that a few ulp of sigma move
+    assert true <= delta * (1 + 1e-13)
+    assert rel(true, delta) < 1e-10 * max(1.0, abs(math.log(delta)))
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 10**4, 2), (1.0, 1e-5, 1e6, 5), (0.01, 1e-3, 37.5, 1)])
+def test_sigma_low_large_n_is_its_closed_form(eps, delta, n, p):
+    tau = gram.sigma_gram(eps, delta, p)
+    with mp.workdps(DPS):
+        want = (mp.mpf(tau) ** 2 / (2 * mp.mpf(n))) ** mp.mpf(0.25)
+    assert rel(gram.sigma_low_large_n(eps, delta, n, p), want) < 1e-14
+    assert rel(gram._sigma_low_from_tau(tau, n), want) < 1e-14
+
+
+# --------------------------------------------------------------------------- the distributed rival
+
+
+@pytest.mark.parametrize("eps, delta, p, f, f_max", [(0.1, 0.01, 2, 0.0, 0.0), (0.1, 0.01, 2, 0.2, 0.0),
+                                                      (1.0, 1e-5, 5, 0.1, 0.3), (0.5, 1e-3, 3, 0.5, 0.5),
+                                                      (2.0, 0.2, 64, 0.9, 0.1), (0.3, 1e-4, 1, 0.3, 0.1)])
+def test_distributed_tau_and_delta(eps, delta, p, f, f_max):
+    tau = gram.sigma_gram(eps, delta, p)
+    left = trust.distributed_tau(eps, delta, p, dropout=f, pad=f_max)
+    assert rel(left, mp.mpf(tau) * mp.sqrt((1 - mp.mpf(f)) / (1 - mp.mpf(f_max)))) < 1e-15
+    got = trust.distributed_delta(eps, delta, p, dropout=f, pad=f_max)
+    true = mp_gauss_delta(eps, left / (2 * math.sqrt(p) - 1))
+    assert mp.mpf(got) >= true                                   # an upper bound
+    assert rel(got, true) < 1e-11 * max(1.0, abs(math.log(float(true))))
+    if f <= f_max:
+        assert got <= delta * (1 + 1e-11)
+
+
+def test_distributed_delta_beyond_the_gaussian_range():
+    # sigma below 1e-100: the bound is 1; a huge sigma is clipped to 1e102 (a smaller delta bounds it)
+    assert trust._delta_up(1.0, np.array([1e-101]))[0] == 1.0
+    assert trust._delta_up(1.0, np.array([1e-100 * (1 + 1e-6)]))[0] == pytest.approx(1.0, abs=1e-12)
+    top = float(trust._delta_up(1e-100, np.array([1e110]))[0])
+    assert mp.mpf(top) >= mp_gauss_delta(1e-100, 1e110)
+    assert 0 < top < 1e-101
+    # the 16-ulp rounding-down of sigma: the bound moves by no more than 16 ulp of sigma's worth
+    eps, sigma = 0.5, 3.0
+    got = float(trust._delta_up(eps, np.array([sigma]))[0])
+    assert mp.mpf(got) >= mp_gauss_delta(eps, sigma * (1 - 16 * 2.0**-52))
+    assert rel(got, mp_gauss_delta(eps, sigma)) < 1e-12           # 16 ulp of sigma, times the slope
+
+
+# --------------------------------------------------------------------------- budget splits
+
+
+def test_jl_budget_halves_both_parameters_for_the_test():
+    assert jl._jl_budget(0.3, 1e-4, True) == (0.15, 0.15, 5e-5, 5e-5)
+    assert jl._jl_budget(0.3, 1e-4, False) == (0.0, 0.3, 1e-4, 0.0)
+
+
+# --------------------------------------------------------------------------- the domains, by name
+
+
+@pytest.mark.parametrize("call, name, reason", [
+    (lambda: gc.classical_gaussian_sigma(1.0, 0.1), "eps", "(the classical Gaussian mechanism is proved for eps < 1 only)"),
+    (lambda: gc.classical_gaussian_sigma(1e-101, 0.1), "eps", None),
+    (lambda: gc.analytic_gaussian_log_delta(1e-101, 1.0), "eps", None),
+    (lambda: gc.analytic_gaussian_log_delta(1.01e4, 1.0), "eps", None),
+    (lambda: gc.analytic_gaussian_log_delta(1.0, 1e-101), "sigma", None),
+    (lambda: gc.analytic_gaussian_log_delta(1.0, 1.01e102), "sigma", None),
+    (lambda: gc.setting_a_criterion_delta(1e-101, 1.0), "eps", None),
+    (lambda: gc.setting_a_criterion_delta(1.01e4, 1.0), "eps", None),
+    (lambda: gc.setting_a_criterion_delta(1.0, 1e-101), "sigma", None),
+    (lambda: gc.setting_a_criterion_delta(1.0, 1.01e102), "sigma", None),
+    (lambda: gc.setting_a_criterion_sigma(1.01e4, 0.1), "eps", None),
+    (lambda: gc.setting_a_criterion_sigma(1e-101, 0.1), "eps", None),
+    (lambda: field.wishart_scale(0.1, 0.01, 0), "p", None),
+    (lambda: field.wishart_scale(0.1, 0.01, 65), "p", None),
+    (lambda: field.wishart_delta(0.1, 1.0, 0), "p", None),
+    (lambda: field.wishart_delta(0.1, 1e-301, 1), "c", None),
+    (lambda: field.wishart_delta(0.1, 1.01e300, 1), "c", None),
+    (lambda: gc.analytic_gaussian_sigma(0.1, 1 - 1e-13), "delta", "(nearer 1 the target is lost to rounding)"),
+    (lambda: gc.analytic_gaussian_sigma(1.01e4, 0.1), "eps", None),
+    (lambda: gram.sigma_gram(0.1, 1 - 1e-13, 2), "delta", "(nearer 1 the target is lost to rounding)"),
+    (lambda: bounds.sigma_a_necessary(0.5, 0.6), "delta", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
+    (lambda: bounds.sigma_a_sufficient(1.5, 0.1), "eps", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
+    (lambda: bounds.sigma_a_corollary(0.5, 0.06), "delta", "(Corollary 3.3 assumes eps < 1 and delta < 0.05)"),
+    (lambda: bounds.sigma_b_corollary(1.0, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
+    (lambda: bounds.sigma_b_corollary(1.5, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
+    (lambda: field.cross_sensitivity(0), "k", None),
+    (lambda: gram.gram_sensitivity(0), "p", None),
+    (lambda: gram.sigma_low_large_n(0.1, 0.01, 0.0, 2), "n", None),
+    (lambda: gram.sigma_low_large_n(0.1, 0.01, 2.0**54, 2), "n", None),
+    (lambda: trust.distributed_tau(0.1, 0.01, 2, dropout=1.0), "dropout", None),
+    (lambda: trust.distributed_tau(0.1, 0.01, 2, pad=1.0), "pad", None),
+    (lambda: trust.distributed_delta(0.1, 0.01, 2, dropout=1.0), "dropout", None),
+    (lambda: trust.distributed_delta(0.1, 0.01, 0), "p", None),
+    (lambda: trust.distributed_delta("0.1", 0.01, 2), "eps", None),
+])
+def test_privacy_functions_refuse_outside_their_domain_by_name(call, name, reason):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    text = str(info.value)
+    assert re.match(rf"{name}\b", text), text                 # the message starts with the argument's name
+    if reason is not None:
+        assert f"{reason}, got" in text
+
+
+# --------------------------------------------------------------------------- the Wishart mechanism
+
+
+def mp_wishart_delta(c, p):
+    """1 - exp(-(2 sqrt(p) - 1)/(2c)): the mass one release puts where its neighbour's cannot be."""
+    with mp.workdps(DPS):
+        return -mp.expm1(-(2 * mp.sqrt(p) - 1) / (2 * mp.mpf(c)))
+
+
+def _wishart_points():
+    rng = np.random.default_rng(RNG_SEED + 7)
+    eps = _loguniform(rng, 1e-6, 10.0, 30)
+    delta = _loguniform(rng, 1e-290, 0.49, 30)
+    p = rng.integers(1, 65, 30)
+    corners = [(1.0, 0.1, 3), (0.1, 0.01, 1), (1e-6, 1e-12, 64), (10.0, 0.4999, 1), (0.001, 1e-300, 64),
+               (1e-6, 1e-299, 1), (2.0, 2.0**-52, 2),
+               (1.0, 5e-300, 64), (1.0, 1.6e-299, 64),   # scales of 1.5e300 and 4.7e299: refused, accepted
+               (1.0, 1.25e-300, 1), (1.0, 9e-301 * 1.2, 1)]  # 4e299 accepted, 4.6e299 accepted
+    return [(float(e), float(d), int(q)) for e, d, q in zip(eps, delta, p)] + corners
+
+
+@pytest.mark.parametrize("eps, delta, p", _wishart_points())
+def test_wishart_scale_is_sufficient_and_its_delta_an_upper_bound(eps, delta, p):
+    try:
+        c = field.wishart_scale(eps, delta, p)
+    except ValueError as exc:                                    # a scale above 5e299, refused by name
+        sens = 2 * math.sqrt(p) - 1
+        assert str(exc).startswith(f"delta must be large enough that the Wishart scale stays below 5e+299 "
+                                   f"(about delta >= {sens / 1e300:.1e} for p = {p})")
+        assert mp_wishart_delta(1e300 / 2, p) > delta
+        return
+    true = mp_wishart_delta(c, p)
+    assert true <= delta                                         # sufficient, to the last bit
+    # and only a few ulp more noise: 16 ulp of delta at most over 3,000 random draws, 27 allowed
+    assert rel(true, delta) < 6e-15
+    reported = field.wishart_delta(eps, c, p)
+    assert mp.mpf(reported) >= true and rel(reported, true) < 1e-14
+    assert field.WISHART_C_DOMAIN[0] <= c <= field.WISHART_C_DOMAIN[1]
+
+
+@pytest.mark.parametrize("c, p", [(1e-300, 1), (1e-3, 64), (0.7, 2), (11.693667213723046, 3), (1e12, 64),
+                                  (1e300, 1), (3.0, 5)])
+def test_wishart_delta_at_the_corners(c, p):
+    true = mp_wishart_delta(c, p)
+    for eps in (1e-6, 0.5, 10.0):                                # the same at every eps
+        got = field.wishart_delta(eps, c, p)
+        assert mp.mpf(got) >= true and got <= 1.0
+        assert rel(got, true) < 1e-14
+
+
+@pytest.mark.parametrize("eps, p", [(0.1, 1), (1e-6, 64), (10.0, 7)])
+def test_wishart_paper_scale(eps, p):
+    assert rel(field.wishart_scale(eps, 0.01, p, calibration="paper"), 3 * (2 * mp.sqrt(p) - 1) / (2 * mp.mpf(eps))) < 1e-15
+    with pytest.raises(ValueError, match="calibration"):
+        field.wishart_scale(eps, 0.01, p, calibration="exact")
+
+
+def test_sigma_low_large_n_names_the_arguments_that_do_not_broadcast():
+    with pytest.raises(ValueError) as info:
+        gram.sigma_low_large_n(0.1, 0.01, np.full(3, 100.0), np.array([1, 2]))
+    assert "shapes eps, delta, p (2,), n (3,)" in str(info.value)
