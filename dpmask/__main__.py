@@ -146,7 +146,7 @@ def _rival_lines(eps, delta, n, p):
     parties to trust and send, where masking keeps a lighter protocol without a curator.
     """
     from .rivals import gram_sensitivity, sigma_gram
-    from .trust import distributed_tau
+    from .rivals.trust import distributed_tau
 
     return [
         "Rival: the Gaussian mechanism on X^T X (chapter 9) -- noise on the Gram matrix, not on X",

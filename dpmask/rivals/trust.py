@@ -381,6 +381,22 @@ def _dropout_error_ratio(planned, needed, moments, p, statistic):
     return float(r * np.sqrt((c2 + c4 * needed**2) / (c2 + c4 * planned**2)))
 
 
+def _check_dropout_options(level, quantity, statistic, moments, p):
+    """The choices of :func:`masking_dropout_cost`, each refused by name outside its set."""
+    if not isinstance(level, str) or level not in DROPOUT_LEVELS:
+        raise ValueError(f"level must be one of {DROPOUT_LEVELS}, got {level!r}")
+    if not isinstance(quantity, str) or quantity not in DROPOUT_QUANTITIES:
+        raise ValueError(f"quantity must be one of {DROPOUT_QUANTITIES}, got {quantity!r}")
+    if not isinstance(statistic, str) or statistic not in DROPOUT_STATISTICS:
+        raise ValueError(f"statistic must be one of {DROPOUT_STATISTICS}, got {statistic!r}")
+    if quantity == "noise" and (moments is not None or statistic != "ols"):
+        raise ValueError("moments and statistic are used only with quantity='error' (the noise ratio does not "
+                         f"depend on the data), got moments={'given' if moments is not None else None}, "
+                         f"statistic={statistic!r}")
+    if quantity == "error" and p < 2:
+        raise ValueError(f"p must be at least 2 for quantity='error' (a statistic of two columns or more), got p={p}")
+
+
 def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0", quantity="noise", moments=None,
                          statistic="ols"):
     r"""What masking pays, in noise or in first-order error, when up to a fraction of the rows may drop out.
@@ -481,18 +497,7 @@ def masking_dropout_cost(eps, delta, n, p, dropout, *, level="sigma_0", quantity
     n_arr, p_arr = check_n_p(n, p)
     n, p = int(n_arr), int(p_arr)
     f = float(check_scalar(_fraction(dropout, "dropout"), "dropout"))
-    if not isinstance(level, str) or level not in DROPOUT_LEVELS:
-        raise ValueError(f"level must be one of {DROPOUT_LEVELS}, got {level!r}")
-    if not isinstance(quantity, str) or quantity not in DROPOUT_QUANTITIES:
-        raise ValueError(f"quantity must be one of {DROPOUT_QUANTITIES}, got {quantity!r}")
-    if not isinstance(statistic, str) or statistic not in DROPOUT_STATISTICS:
-        raise ValueError(f"statistic must be one of {DROPOUT_STATISTICS}, got {statistic!r}")
-    if quantity == "noise" and (moments is not None or statistic != "ols"):
-        raise ValueError("moments and statistic are used only with quantity='error' (the noise ratio does not "
-                         f"depend on the data), got moments={'given' if moments is not None else None}, "
-                         f"statistic={statistic!r}")
-    if quantity == "error" and p < 2:
-        raise ValueError(f"p must be at least 2 for quantity='error' (a statistic of two columns or more), got p={p}")
+    _check_dropout_options(level, quantity, statistic, moments, p)
     # floor(f n), rounded towards more dropouts when f n is within rounding of a whole number (the safe side)
     lost = int(np.floor(f * n + 1e-9 * max(1.0, f * n)))
     n_min = n - lost
