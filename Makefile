@@ -75,7 +75,8 @@ test-slow: $(STAMP)
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged
 # copy (mutation/work/), and runs tests/test_privacy_mutants.py against each mutant, two at a
 # time.  It fails when a mutant survives that mutation/equivalents.md does not list with its
-# reason (mutation/run.py says which, with its diff).  About MUTATE_MINUTES minutes on 2 cores.
+# reason (mutation/run.py says which, with its diff).  1238 mutants of 34 functions: 36 minutes
+# on 2 cores beside other work (28 Nov 2026).
 mutate: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'mutmut==3.8.*'
 	$(BIN)/python mutation/run.py

@@ -104,7 +104,7 @@ def _function_source(module_file, name):
     lines = module_file.read_text().splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith(f"def {name}("))
     end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()), len(lines))
-    return lines[start + 1:end]
+    return [lines[start].replace(f"def {name}(", "def (", 1)] + lines[start + 1:end]
 
 
 def changed_line(name):

@@ -76,6 +76,13 @@ def test_nudge_up_stops_at_top_and_after_its_steps():
     few = _safe.nudge_up(lambda v: 2.0 - v, np.array([1.0]), np.inf, steps=3)
     assert few[0] == 1.0 * (1 + 2**-52) * (1 + 2**-51) * (1 + 2**-50)
     assert _safe.nudge_up(lambda v: 1.0 - v, 1.0, np.inf).shape == ()   # 0-d in, 0-d out
+    assert _safe.nudge_up(lambda v: 1.0 - v, 1.0, np.inf) == 1.0          # an excess of 0 is safe: not moved
+    # whole numbers in: the steps are taken in floats, not truncated back to the integer
+    up = _safe.nudge_up(lambda v: 2.5 - v, np.array([2, 3]), np.inf, steps=60)
+    assert 2.5 <= up[0] < 2.6 and up[1] == 3.0                        # 2 x 1.27: the steps overshoot by one step
+    # the steps run out: the values come back in their shape, raised as far as the steps went
+    stuck = _safe.nudge_up(lambda v: 5.0 - v, np.ones((2, 2)), np.inf, steps=2)
+    assert stuck.shape == (2, 2) and np.all(stuck == (1 + 2**-52) * (1 + 2**-51))
 
 
 # --------------------------------------------------------------------------- the Gaussian curves
@@ -92,7 +99,9 @@ def _gauss_points():
                (1.0, 0.02),       # delta ~ 1e-70
                (5.0, 0.15),       # large eps, small sigma
                (1e-6, 1e5),       # a = 0.1 - 5e-6 ... close branch at huge sigma
-               (2.0, 1.0), (0.01, 300.0), (3.0, 2.0)]
+               (2.0, 1.0), (0.01, 300.0), (3.0, 2.0),
+               (1e-9, 1e4), (1e-13, 1e6),    # a >= 0 at large sigma: the two log terms nearly cancel
+               (1e-7, 1.5e3)]
     return list(zip(eps, sigma)) + corners
 
 
@@ -114,6 +123,16 @@ def test_gaussian_delta_near_one_is_at_most_one(eps, sigma):
     assert mp_gauss_delta(eps, sigma) > 1 - 1e-12
     assert gc.analytic_gaussian_delta(eps, sigma) <= 1.0
     assert gc.analytic_gaussian_log_delta(eps, sigma) <= 0.0
+
+
+def test_gaussian_delta_of_many_points_at_once():
+    # several points of each branch in one call, each against its own truth
+    eps = np.array([1e-9, 1e-13, 1e-7, 1.0, 0.5, 1e-3, 2.0])
+    sigma = np.array([1e4, 1e6, 1.5e3, 25.0, 0.05, 3e3, 1.0])
+    got = gc.analytic_gaussian_delta(eps, sigma)
+    for e, s_, g in zip(eps, sigma, got):
+        true = mp_gauss_delta(float(e), float(s_))
+        assert mp.mpf(g) >= true and rel(g, true) <= 1.2 * 2e-14 * max(1.0, abs(float(mp.log(true)))) + 4e-16
 
 
 def test_gaussian_delta_at_the_bottom_of_the_floats():
@@ -371,6 +390,14 @@ def test_distributed_tau_and_delta(eps, delta, p, f, f_max):
         assert got <= delta * (1 + 1e-11)
 
 
+def test_distributed_rival_without_dropouts_by_default():
+    eps, delta, p = 0.2, 1e-4, 3
+    tau = trust.distributed_tau(eps, delta, p)
+    true = mp_gauss_delta(eps, tau / (2 * math.sqrt(p) - 1))
+    assert true <= delta * (1 + 1e-13) and rel(true, delta) < 1e-9
+    assert rel(trust.distributed_delta(eps, delta, p), delta) < 1e-9
+
+
 def test_distributed_delta_beyond_the_gaussian_range():
     # sigma below 1e-100: the bound is 1; a huge sigma is clipped to 1e102 (a smaller delta bounds it)
     assert trust._delta_up(1.0, np.array([1e-101]))[0] == 1.0
@@ -416,6 +443,11 @@ def test_jl_budget_halves_both_parameters_for_the_test():
     (lambda: field.wishart_delta(0.1, 1.01e300, 1), "c", None),
     (lambda: gc.analytic_gaussian_sigma(0.1, 1 - 1e-13), "delta", "(nearer 1 the target is lost to rounding)"),
     (lambda: gc.analytic_gaussian_sigma(1.01e4, 0.1), "eps", None),
+    (lambda: gc.analytic_gaussian_sigma(1e-101, 0.1), "eps", None),
+    (lambda: field.wishart_delta(1e-7, 1.0, 1), "eps", None),
+    (lambda: field.wishart_delta(10.5, 1.0, 1), "eps", None),
+    (lambda: field.wishart_delta(np.array([0.1, 0.2]), 1.0, 1), "eps", None),
+    (lambda: field.wishart_delta(0.1, np.array([1.0, 2.0]), 1), "c", None),
     (lambda: gram.sigma_gram(0.1, 1 - 1e-13, 2), "delta", "(nearer 1 the target is lost to rounding)"),
     (lambda: bounds.sigma_a_necessary(0.5, 0.6), "delta", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
     (lambda: bounds.sigma_a_sufficient(1.5, 0.1), "eps", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
