@@ -21,7 +21,10 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from dpmask import _safe, bounds, field, gaussian_curves as gc, gram, jl, trust
+from dpmask import _safe
+from dpmask.exact import gaussian as gc
+from dpmask.paper import bounds
+from dpmask.rivals import gram, jl, ssp, trust, wishart
 
 DPS = 60
 RNG_SEED = 32
@@ -283,7 +286,7 @@ def test_cross_sensitivity_is_the_supremum_over_the_cube(k):
     rng = np.random.default_rng(RNG_SEED + 10 * k)
     a, b = _cube_pairs(k + 1, rng)
     change = np.linalg.norm(a[:, :k] * a[:, k:] - b[:, :k] * b[:, k:], axis=1)
-    value = field.cross_sensitivity(k)
+    value = ssp.cross_sensitivity(k)
     assert change.max() <= value * (1 + 1e-12)
     attained = np.linalg.norm(np.ones(k) * 1.0 - np.ones(k) * 0.0)    # z = z' = 1, y = 1, y' = 0
     assert value == pytest.approx(attained, rel=1e-15)
@@ -310,7 +313,7 @@ def _joint_sum_truth(k):
 @pytest.mark.parametrize("k, approx", [(1, 3.0), (2, 2.533), (4, 2.297), (9, None), (63, None)])
 def test_adassp_joint_sum_is_a_certified_upper_bound(k, approx):
     truth = _joint_sum_truth(k)
-    value = field.adassp_joint_sum(k)
+    value = ssp.adassp_joint_sum(k)
     assert truth <= value <= truth + 1e-4                       # documented: never below, at most 1e-4 above
     # the margin is L h / 2 with the docstring's Lipschitz bound L and the step h of 2**18 angles
     lip = 16 * k / (2 * math.sqrt(k) - 1) ** 2 + (k + 2.5 * math.sqrt(k) + 4) / k
@@ -322,7 +325,7 @@ def test_adassp_joint_sum_is_a_certified_upper_bound(k, approx):
 @pytest.mark.parametrize("eps, delta, p", [(0.1, 0.01, 2), (1.0, 1e-5, 5), (3.0, 0.3, 17), (1e-6, 1e-12, 64)])
 def test_adassp_noise_splits_the_budget_in_three_shares(eps, delta, p):
     k = p - 1
-    t = field.adassp_noise(eps, delta, p)
+    t = ssp.adassp_noise(eps, delta, p)
     s = t["sigma_share"]
     true = mp_gauss_delta(eps / 3, s)
     assert true <= delta / 3 and rel(true, delta / 3) < 1e-9 * max(1.0, abs(math.log(delta / 3)))
@@ -338,7 +341,7 @@ def test_adassp_noise_splits_the_budget_in_three_shares(eps, delta, p):
 @pytest.mark.parametrize("eps, delta, p", [(0.1, 0.01, 2), (1.0, 1e-5, 5), (3.0, 0.3, 3)])
 def test_adassp_noise_gaussian_composition(eps, delta, p):
     k = p - 1
-    t = field.adassp_noise(eps, delta, p, composition="gaussian")
+    t = ssp.adassp_noise(eps, delta, p, composition="gaussian")
     s = t["sigma_share"]
     # s / sqrt(S_k) must be a sufficient Gaussian sigma at the whole (eps, delta), S_k independent
     true = mp_gauss_delta(eps, s / math.sqrt(_joint_sum_truth(k)))
@@ -436,25 +439,25 @@ def test_jl_budget_halves_both_parameters_for_the_test():
     (lambda: gc.setting_a_criterion_delta(1.0, 1.01e102), "sigma", None),
     (lambda: gc.setting_a_criterion_sigma(1.01e4, 0.1), "eps", None),
     (lambda: gc.setting_a_criterion_sigma(1e-101, 0.1), "eps", None),
-    (lambda: field.wishart_scale(0.1, 0.01, 0), "p", None),
-    (lambda: field.wishart_scale(0.1, 0.01, 65), "p", None),
-    (lambda: field.wishart_delta(0.1, 1.0, 0), "p", None),
-    (lambda: field.wishart_delta(0.1, 1e-301, 1), "c", None),
-    (lambda: field.wishart_delta(0.1, 1.01e300, 1), "c", None),
+    (lambda: wishart.wishart_scale(0.1, 0.01, 0), "p", None),
+    (lambda: wishart.wishart_scale(0.1, 0.01, 65), "p", None),
+    (lambda: wishart.wishart_delta(0.1, 1.0, 0), "p", None),
+    (lambda: wishart.wishart_delta(0.1, 1e-301, 1), "c", None),
+    (lambda: wishart.wishart_delta(0.1, 1.01e300, 1), "c", None),
     (lambda: gc.analytic_gaussian_sigma(0.1, 1 - 1e-13), "delta", "(nearer 1 the target is lost to rounding)"),
     (lambda: gc.analytic_gaussian_sigma(1.01e4, 0.1), "eps", None),
     (lambda: gc.analytic_gaussian_sigma(1e-101, 0.1), "eps", None),
-    (lambda: field.wishart_delta(1e-7, 1.0, 1), "eps", None),
-    (lambda: field.wishart_delta(10.5, 1.0, 1), "eps", None),
-    (lambda: field.wishart_delta(np.array([0.1, 0.2]), 1.0, 1), "eps", None),
-    (lambda: field.wishart_delta(0.1, np.array([1.0, 2.0]), 1), "c", None),
+    (lambda: wishart.wishart_delta(1e-7, 1.0, 1), "eps", None),
+    (lambda: wishart.wishart_delta(10.5, 1.0, 1), "eps", None),
+    (lambda: wishart.wishart_delta(np.array([0.1, 0.2]), 1.0, 1), "eps", None),
+    (lambda: wishart.wishart_delta(0.1, np.array([1.0, 2.0]), 1), "c", None),
     (lambda: gram.sigma_gram(0.1, 1 - 1e-13, 2), "delta", "(nearer 1 the target is lost to rounding)"),
     (lambda: bounds.sigma_a_necessary(0.5, 0.6), "delta", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
     (lambda: bounds.sigma_a_sufficient(1.5, 0.1), "eps", "(Theorem 3.2 assumes eps < 1 and delta < 1/2)"),
     (lambda: bounds.sigma_a_corollary(0.5, 0.06), "delta", "(Corollary 3.3 assumes eps < 1 and delta < 0.05)"),
     (lambda: bounds.sigma_b_corollary(1.0, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
     (lambda: bounds.sigma_b_corollary(1.5, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
-    (lambda: field.cross_sensitivity(0), "k", None),
+    (lambda: ssp.cross_sensitivity(0), "k", None),
     (lambda: gram.gram_sensitivity(0), "p", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 0.0, 2), "n", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 2.0**54, 2), "n", None),
@@ -497,7 +500,7 @@ def _wishart_points():
 @pytest.mark.parametrize("eps, delta, p", _wishart_points())
 def test_wishart_scale_is_sufficient_and_its_delta_an_upper_bound(eps, delta, p):
     try:
-        c = field.wishart_scale(eps, delta, p)
+        c = wishart.wishart_scale(eps, delta, p)
     except ValueError as exc:                                    # a scale above 5e299, refused by name
         sens = 2 * math.sqrt(p) - 1
         assert str(exc).startswith(f"delta must be large enough that the Wishart scale stays below 5e+299 "
@@ -508,9 +511,9 @@ def test_wishart_scale_is_sufficient_and_its_delta_an_upper_bound(eps, delta, p)
     assert true <= delta                                         # sufficient, to the last bit
     # and only a few ulp more noise: 16 ulp of delta at most over 3,000 random draws, 27 allowed
     assert rel(true, delta) < 6e-15
-    reported = field.wishart_delta(eps, c, p)
+    reported = wishart.wishart_delta(eps, c, p)
     assert mp.mpf(reported) >= true and rel(reported, true) < 1e-14
-    assert field.WISHART_C_DOMAIN[0] <= c <= field.WISHART_C_DOMAIN[1]
+    assert wishart.WISHART_C_DOMAIN[0] <= c <= wishart.WISHART_C_DOMAIN[1]
 
 
 @pytest.mark.parametrize("c, p", [(1e-300, 1), (1e-3, 64), (0.7, 2), (11.693667213723046, 3), (1e12, 64),
@@ -518,16 +521,16 @@ def test_wishart_scale_is_sufficient_and_its_delta_an_upper_bound(eps, delta, p)
 def test_wishart_delta_at_the_corners(c, p):
     true = mp_wishart_delta(c, p)
     for eps in (1e-6, 0.5, 10.0):                                # the same at every eps
-        got = field.wishart_delta(eps, c, p)
+        got = wishart.wishart_delta(eps, c, p)
         assert mp.mpf(got) >= true and got <= 1.0
         assert rel(got, true) < 1e-14
 
 
 @pytest.mark.parametrize("eps, p", [(0.1, 1), (1e-6, 64), (10.0, 7)])
 def test_wishart_paper_scale(eps, p):
-    assert rel(field.wishart_scale(eps, 0.01, p, calibration="paper"), 3 * (2 * mp.sqrt(p) - 1) / (2 * mp.mpf(eps))) < 1e-15
+    assert rel(wishart.wishart_scale(eps, 0.01, p, calibration="paper"), 3 * (2 * mp.sqrt(p) - 1) / (2 * mp.mpf(eps))) < 1e-15
     with pytest.raises(ValueError, match="calibration"):
-        field.wishart_scale(eps, 0.01, p, calibration="exact")
+        wishart.wishart_scale(eps, 0.01, p, calibration="exact")
 
 
 def test_sigma_low_large_n_names_the_arguments_that_do_not_broadcast():
