@@ -81,7 +81,25 @@
     }
   }
 
+  // Formulas are not Tab stops (_config.yml: MathJax's inTabOrder is off).  The layout gives each
+  // inline formula a box that scrolls sideways when the formula is wider than the text
+  // (dpmask-layout.css: span.math), and MathJax's glyphs overflow that box by a pixel in height;
+  // Chromium makes a scroll container with nothing focusable inside a Tab stop of its own, so
+  // each formula came back into the Tab order through its box.  A box that does not scroll
+  // sideways is taken out (tabindex -1); one that does stays a stop, to be scrolled by keyboard.
+  function unfocusFormulaBoxes(root) {
+    for (const box of root.querySelectorAll("article span.math, article div.math > mjx-container")) {
+      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (!scrolls && box.getAttribute("tabindex") !== "-1") {
+        box.setAttribute("tabindex", "-1");
+      } else if (scrolls && box.getAttribute("tabindex") === "-1") {
+        box.setAttribute("tabindex", "0");
+      }
+    }
+  }
+
   function fixAll() {
+    unfocusFormulaBoxes(document);
     nameSummaries(document);
     matchNamesToText(document);
     focusScrollables(document);

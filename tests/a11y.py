@@ -204,3 +204,107 @@ def check_edition(html_dir, pages, chromium, chromium_args):
     finally:
         httpd.shutdown()
     return found
+
+
+# --- the keyboard ------------------------------------------------------------------------------
+
+# What the Tab key has just focused, scrolled to the middle of the window (clear of the sticky
+# header), with the box a screenshot of its focus ring takes; None when the focus has left the
+# page (after its last stop) or come back to a stop already seen (the walk wrapped round).
+_FOCUSED = """
+async (pad) => {
+  const el = document.activeElement;
+  if (!el || el === document.body || el === document.documentElement) { return null; }
+  if (el.__a11yWalked) { return null; }
+  el.__a11yWalked = true;
+  window.__a11yFocused = el;
+  // what the focus sets moving (the skip link slides in) ends first, within a second
+  const settled = () => Promise.race([Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))),
+                                      new Promise(r => setTimeout(r, 1000))]);
+  await settled();
+  el.scrollIntoView({block: 'center', inline: 'nearest'});
+  await settled();
+  // the control and its parts (the navigation's <summary> draws its ring on the icon inside it,
+  // which lies outside the summary's own box)
+  const r = [el, ...el.querySelectorAll('*')].map(e => e.getBoundingClientRect()).filter(b => b.width > 0 && b.height > 0)
+    .reduce((u, b) => ({left: Math.min(u.left, b.left), top: Math.min(u.top, b.top), right: Math.max(u.right, b.right),
+                        bottom: Math.max(u.bottom, b.bottom)}), el.getBoundingClientRect());
+  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+  const x = Math.max(0, Math.floor(r.left - pad)), y = Math.max(0, Math.floor(r.top - pad));
+  const w = Math.min(vw, Math.ceil(r.right + pad)) - x, h = Math.min(vh, Math.ceil(r.bottom + pad)) - y;
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\\s+/).slice(0, 3).join('.') : '';
+  return {
+    what: el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (cls ? '.' + cls : ''),
+    text: (el.getAttribute('aria-label') || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60),
+    // a formula, or the box the book's layout gives one (a scroll container, which Chromium makes a
+    // Tab stop of its own once nothing inside it is one), unless it really scrolls sideways
+    formula: el.closest('mjx-container, span.math, div.math') !== null && !el.matches('a, button')
+             && !(el.scrollWidth > el.clientWidth + 1),
+    slider: el.getAttribute('role') === 'slider',
+    box: w > 0 && h > 0 ? {x, y, width: w, height: h} : null,
+  };
+}
+"""
+# two frames, or 500 ms if the renderer draws none (a frame is not guaranteed: tests/test_book.py)
+_NEXT_FRAME = "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 500); })"
+_BLUR = "() => { window.__a11yFocused.blur(); }"
+_REFOCUS = "() => { window.__a11yFocused.focus({preventScroll: true}); }"
+# Tooltips are not a focus indicator of the control (the theme's show one on focus, beside it)
+_NO_TOOLTIPS = ".tooltip, .popover { display: none !important; }"
+
+
+def _pixels_changed(before, after):
+    """How many pixels of two PNG screenshots of the same box differ."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    a = Image.open(io.BytesIO(before)).convert("RGB")
+    b = Image.open(io.BytesIO(after)).convert("RGB")
+    if a.size != b.size:
+        return a.size[0] * a.size[1]
+    diff = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > 16 else 0)
+    return diff.histogram()[255]
+
+
+def tab_walk(page, limit=3000, screenshots=False, pad=4):
+    """Press Tab from the top of *page* until the focus leaves it; return one dict per stop.
+
+    Each stop: ``what`` (tag#id.class), ``text`` (its label or text, cut), ``formula`` (a MathJax
+    formula, inside one or its box, and not a box that scrolls sideways), ``slider`` (role slider), ``box``; with *screenshots*, ``changed``:
+    the pixels that differ between a screenshot of the box (the element with its parts, and
+    *pad* px round it)
+    focused and the same box after the element is blurred, the focus indicator a sighted
+    keyboard user sees (0: none drawn, whatever the computed style says).
+    """
+    if screenshots:
+        page.add_style_tag(content=_NO_TOOLTIPS)
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    stops = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(_FOCUSED, pad)
+        if stop is None:
+            break
+        if screenshots:
+            if stop["box"] is None:
+                stop["changed"] = 0
+            else:
+                page.evaluate(_NEXT_FRAME)
+                focused = page.screenshot(clip=stop["box"], animations="disabled", caret="initial")
+                page.evaluate(_BLUR)
+                page.evaluate(_NEXT_FRAME)
+                blurred = page.screenshot(clip=stop["box"], animations="disabled", caret="initial")
+                page.evaluate(_REFOCUS)
+                stop["changed"] = _pixels_changed(focused, blurred)
+        stops.append(stop)
+    return stops
+
+
+
+def stops_before_first_slider(stops):
+    """How many Tab stops come before the page's first slider (None: the page has none)."""
+    for i, stop in enumerate(stops):
+        if stop["slider"]:
+            return i
+    return None

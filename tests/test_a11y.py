@@ -14,6 +14,8 @@ chapters/accessibility.md.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import shutil
 from pathlib import Path
@@ -173,3 +175,42 @@ def test_axe_is_the_pinned_engine():
     # the version the statement page and the issue's measurements name
     assert re.fullmatch(r"4\.\d+\.\d+", a11y.axe_version())
     assert "accessibility" in (ROOT / "_toc.yml").read_text()  # chapters/accessibility: the statement
+
+
+# --- the keyboard (tests/test_keyboard.py walks the built book; here the walk checks itself) ----
+
+
+def _mathjax_page(page, settings_override=None):
+    """A planted page typeset by the book's MathJax (sphinx-mathjax-offline's tex-chtml.js) under
+    the book's ``mathjax3_config`` from _config.yml, *settings_override* merged into its menu
+    settings (the planted slip)."""
+    config = ext_module("book_config").config()["sphinx"]["config"]["mathjax3_config"]
+    config = json.loads(json.dumps(config))
+    config["options"]["menuOptions"]["settings"].update(settings_override or {})
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    script = Path(spec.origin).with_name("static") / "mathjax" / "tex-chtml.js"
+    page.set_content(_page("<p><a href='#a'>A link</a> before \\(\\varepsilon^2\\) and \\(\\sigma_A\\),</p>"
+                           "<div class='math'>\\[\\int_0^1 x\\,dx = \\tfrac12\\]</div>"
+                           "<p><button type='button'>A button</button> after them.</p>"))
+    page.evaluate("(c) => { window.MathJax = c; }", config)
+    page.add_script_tag(path=str(script))
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                           " && document.querySelectorAll('mjx-container mjx-assistive-mml').length === 3", timeout=30000)
+    page.evaluate("() => MathJax.startup.promise")
+
+
+def test_formulas_are_no_tab_stops_under_the_books_mathjax_config(page):
+    _mathjax_page(page)
+    stops = a11y.tab_walk(page)
+    assert [s["what"] for s in stops] == ["a", "button"], stops
+    assert page.evaluate("() => [...document.querySelectorAll('mjx-container')].filter(m => m.tabIndex >= 0).length") == 0
+    # the spoken MathML stays, open to assistive technology
+    assert page.evaluate("() => [...document.querySelectorAll('mjx-assistive-mml math')].map(m => m.textContent)") \
+        == ["ε2", "σA", "∫01xdx=12"]
+
+
+def test_a_formula_back_in_the_tab_order_is_found(page):
+    # the planted slip: MathJax's own default (inTabOrder true), as before issue 31
+    _mathjax_page(page, {"inTabOrder": True})
+    stops = a11y.tab_walk(page)
+    assert sum(s["formula"] for s in stops) == 3, stops
