@@ -214,3 +214,11 @@ def test_a_formula_back_in_the_tab_order_is_found(page):
     _mathjax_page(page, {"inTabOrder": True})
     stops = a11y.tab_walk(page)
     assert sum(s["formula"] for s in stops) == 3, stops
+
+
+def test_a_control_without_a_visible_focus_is_found(page):
+    page.set_content(_page("<p><a href='#a'>A link</a> <button type='button'>Drawn</button>"
+                           " <button type='button' style='outline: none'>Not drawn</button></p>"))
+    stops = a11y.tab_walk(page, screenshots=True)
+    assert [s["text"] for s in stops] == ["A link", "Drawn", "Not drawn"]
+    assert [s["changed"] > 0 for s in stops] == [True, True, False], stops

@@ -116,3 +116,32 @@ def test_a_formula_put_back_in_the_tab_order_is_found(browser, server):
     finally:
         context.close()
     assert tabbable > 100 and len(formulas) > 100, (tabbable, len(formulas))
+
+
+def _unseen(stops):
+    return [f"{s['what']} ({s['text']!r})" for s in stops if s["changed"] == 0]
+
+
+@pytest.mark.parametrize("name", _pages(SAMPLE))
+def test_every_tab_stop_shows_its_focus(browser, server, name):
+    """Every Tab stop looks different focused than blurred (a screenshot of its box, 4 px round)."""
+    context, page = _open(browser, server, name)
+    try:
+        stops = a11y.tab_walk(page, screenshots=True)
+    finally:
+        context.close()
+    texts = " ".join(s["text"] for s in stops)
+    assert all(label in texts for label in TOOLBAR), (name, [s["text"] for s in stops[:30]])
+    assert not _unseen(stops), f"{name}: no visible focus on " + "; ".join(_unseen(stops))
+
+
+def test_a_toolbar_button_without_an_outline_is_found(browser, server):
+    # the planted slip: the toolbar's focus ring taken away again
+    context, page = _open(browser, server, SAMPLE)
+    try:
+        page.add_style_tag(content=".bd-header-article .btn:focus-visible { outline: none !important; }")
+        stops = a11y.tab_walk(page, screenshots=True, limit=40)
+    finally:
+        context.close()
+    unseen = " ".join(_unseen(stops))
+    assert all(label in unseen for label in TOOLBAR), unseen
