@@ -145,3 +145,89 @@ def test_a_toolbar_button_without_an_outline_is_found(browser, server):
         context.close()
     unseen = " ".join(_unseen(stops))
     assert all(label in unseen for label in TOOLBAR), unseen
+
+
+# --- the explorers without a kernel -------------------------------------------------------------
+
+_EXPLORERS = """
+() => [...document.querySelectorAll('.widget-vbox > img.widget-image')]
+  .filter(img => img.parentElement.querySelector('.widget-slider'))
+  .map(img => {
+    const box = img.parentElement;
+    return {
+      alt: img.getAttribute('alt') || '', src: img.getAttribute('src') || '',
+      sliders: [...box.querySelectorAll('.widget-slider')].map(s => {
+        const h = s.querySelector('[role=slider]'), r = s.querySelector('.widget-readout');
+        const note = document.getElementById(h.getAttribute('aria-describedby') || '-');
+        const nb = note && note.getBoundingClientRect();
+        return {label: s.querySelector('label.widget-label').textContent.trim(), readout: r.textContent.trim(),
+                valuetext: h.getAttribute('aria-valuetext'), disabled: h.getAttribute('aria-disabled') === 'true',
+                editable: r.isContentEditable, tabindex: h.tabIndex,
+                note: note && nb.width > 0 && nb.height > 0 ? note.textContent : null};
+      }),
+      selects: [...box.querySelectorAll('select')].map(s => s.disabled),
+    };
+  })
+"""
+
+
+def _explorer_problems(page):
+    """What an explorer without a kernel says that the image does not show, or does not say."""
+    problems = []
+    before = page.evaluate(_EXPLORERS)
+    assert before, "no explorer on the page"
+    for handle in page.locator(".widget-vbox [role=slider]").all():
+        handle.focus()
+        for key in ("ArrowRight", "ArrowRight", "End"):
+            page.keyboard.press(key)
+    page.wait_for_timeout(400)  # the page script's pass (30 ms) and the plot's text
+    after = page.evaluate(_EXPLORERS)
+    for i, (b, a) in enumerate(zip(before, after)):
+        for s_b, s_a in zip(b["sliders"], a["sliders"]):
+            where = f"explorer {i + 1}, slider {s_a['label']}"
+            if (s_a["readout"], s_a["valuetext"]) != (s_b["readout"], s_b["valuetext"]) and a["src"] == b["src"]:
+                problems.append(f"{where}: moved to {s_a['readout']} by the keyboard, the image did not change")
+            if not s_a["disabled"] or s_a["editable"]:
+                problems.append(f"{where}: not disabled (aria-disabled, readout editable) without a kernel")
+            if not s_a["note"] or "Binder" not in s_a["note"]:
+                problems.append(f"{where}: no visible reason why it does not move")
+            if s_a["tabindex"] < 0:
+                problems.append(f"{where}: not reachable with the Tab key")
+            if f"{s_a['label']} = {s_a['readout']}" not in a["alt"]:
+                problems.append(f"{where}: the plot's text {a['alt']!r} does not name the value shown, {s_a['readout']}")
+        if not all(a["selects"]):
+            problems.append(f"explorer {i + 1}: a dropdown enabled without a kernel")
+    return problems
+
+
+EXPLORER_SAMPLE = "chapters/09_rivals"
+
+
+@pytest.mark.parametrize("name", ["chapters/09_rivals"] + [
+    pytest.param(n, marks=pytest.mark.slow) for n in ("chapters/01_introduction", "chapters/03_main_results",
+                                                       "chapters/04_discussion", "chapters/05_proofs",
+                                                       "chapters/06_inference", "chapters/07_tightness",
+                                                       "chapters/08_scale")])
+def test_explorers_without_a_kernel_say_so_and_name_what_is_shown(browser, server, name):
+    """In the HTML book the explorers are drawn from their saved state: their controls are disabled
+    with the reason in text, and the value texts and the plot's text name the setting shown."""
+    context, page = _open(browser, server, name)
+    try:
+        problems = _explorer_problems(page)
+    finally:
+        context.close()
+    assert not problems, f"{name}:\n" + "\n".join(problems)
+
+
+def test_a_live_host_keeps_the_explorers_moving(browser, server):
+    # the planted slip, and JupyterLab's face: a page that says it is JupyterLab (window.jupyterapp)
+    # keeps its sliders enabled, so here they move while the saved image cannot follow
+    context, page = _open(browser, server, EXPLORER_SAMPLE, init_script="window.jupyterapp = {};")
+    try:
+        problems = _explorer_problems(page)
+        notes = page.locator(".dpmask-saved-note").count()
+    finally:
+        context.close()
+    assert notes == 0
+    assert any("the image did not change" in p for p in problems), problems
+    assert any("not disabled" in p for p in problems), problems
