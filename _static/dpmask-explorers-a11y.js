@@ -15,7 +15,8 @@
  * - each slider handle (role="slider") is named after the longer name the package gives its label
  *   (the label's tooltip: "ε, privacy loss (no unit)", "n, number of rows (records)"), and its
  *   value text is the number shown beside it (noUiSlider's own value text for a log slider is the
- *   exponent, and it writes it back on every move: put back at once);
+ *   exponent, and it writes it back on every move: put back at once); that number, where a value
+ *   can be typed (ipywidgets' contenteditable readout), is a textbox named "<name>, typed value";
  * - an explorer's numbers panel (.widget-html-content, the element that ipywidgets keeps and whose
  *   content it replaces on each update) is a polite, atomic live region, so the new numbers are
  *   read out after a move (the package's role="status" inside it is replaced with the content,
@@ -74,6 +75,13 @@
     const value = sliderValue(slider);
     if (value && handle.getAttribute("aria-valuetext") !== value) {
       handle.setAttribute("aria-valuetext", value);
+    }
+    // the readout beside it is a Tab stop where a value can be typed (contenteditable): a
+    // textbox named after the slider (it was an unnamed generic stop, issue 31)
+    const typed = slider.querySelector(".widget-readout");
+    if (typed && typed.isContentEditable && typed.getAttribute("aria-label") !== name + ", typed value") {
+      typed.setAttribute("role", "textbox");
+      typed.setAttribute("aria-label", name + ", typed value");
     }
     if (handle.__dpmaskWatched) {
       return;

@@ -308,3 +308,53 @@ def stops_before_first_slider(stops):
         if stop["slider"]:
             return i
     return None
+
+
+# --- names and ids that axe-core does not check (issue 31) -------------------------------------
+
+_NAME_PROBLEMS = """
+() => {
+  const problems = [];
+  for (const b of document.querySelectorAll('button.toggle-button[data-target]')) {
+    const item = document.getElementById(b.dataset.target);
+    const title = item && item.querySelector(':scope > .admonition-title');
+    const label = b.getAttribute('aria-label') || '';
+    const m = title && title.textContent.match(/^\\s*Solution to (Exercise [\\dA-Z]+(?:\\.\\d+)*)/);
+    const verb = item && item.classList.contains('toggle-hidden') ? 'Show' : 'Hide';
+    if (m && label !== `${verb} the solution to ${m[1]}`) {
+      problems.push(`solution toggle of ${m[1]} named "${label}"`);
+    } else if (!m && !label.startsWith(verb + ' ')) {
+      problems.push(`toggle of "${title ? title.textContent.trim().slice(0, 40) : b.dataset.target}" named "${label}"`);
+    }
+    for (const svg of b.querySelectorAll('svg')) {
+      if (svg.getAttribute('aria-hidden') !== 'true') { problems.push(`toggle "${label}": its chevron is not hidden`); }
+    }
+  }
+  for (const r of document.querySelectorAll('.widget-readout')) {
+    // an editing host is a Tab stop whatever its tabIndex says (Chromium: -1)
+    if ((r.isContentEditable || r.tabIndex >= 0)
+        && !(r.getAttribute('role') === 'textbox' && (r.getAttribute('aria-label') || '').trim())) {
+      problems.push(`an unnamed readout in the Tab order ("${r.textContent.trim()}")`);
+    }
+  }
+  for (const f of document.querySelectorAll('figure')) {
+    const cap = f.querySelector('figcaption');
+    const by = f.getAttribute('aria-labelledby');
+    if (cap && (!by || document.getElementById(by) !== cap)) {
+      problems.push(`figure ${f.id || ''} not named by its caption`);
+    }
+  }
+  const seen = new Map();
+  for (const el of document.querySelectorAll('[id]')) { seen.set(el.id, (seen.get(el.id) || 0) + 1); }
+  for (const [id, n] of seen) { if (n > 1) { problems.push(`id "${id}" ${n} times`); } }
+  return problems;
+}
+"""
+
+
+def name_problems(page):
+    """What a screen reader would name badly on the page as it is now (empty when all is well):
+    a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
+    starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
+    name, a figure not named by its caption, an id used twice."""
+    return page.evaluate(_NAME_PROBLEMS)

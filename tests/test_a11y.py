@@ -222,3 +222,63 @@ def test_a_control_without_a_visible_focus_is_found(page):
     stops = a11y.tab_walk(page, screenshots=True)
     assert [s["text"] for s in stops] == ["A link", "Drawn", "Not drawn"]
     assert [s["changed"] > 0 for s in stops] == [True, True, False], stops
+
+
+# --- names and ids (issue 31) ---------------------------------------------------------------------
+
+# sphinx-togglebutton's solution box as it draws it, with its default name
+_SOLUTION = """
+<div class="solution dropdown admonition toggle toggle-hidden" id="sol-3-1">
+ <p class="admonition-title">Solution to Exercise 3.1 (Masking at
+  <mjx-container class="MathJax"><mjx-math aria-hidden="true"></mjx-math><mjx-assistive-mml><math><mi>p</mi><mo>=</mo><mn>1</mn></math></mjx-assistive-mml></mjx-container>)
+  <button type="button" id="button-sol-3-1" class="toggle-button" data-target="sol-3-1" data-button="button-sol-3-1"
+          data-toggle-hint="Show" aria-label="Toggle hidden content" aria-expanded="false"
+          onclick="const t=document.getElementById('sol-3-1'); t.classList.toggle('toggle-hidden');">
+   <svg xmlns="http://www.w3.org/2000/svg" class="tb-icon toggle-chevron-right" width="44" height="44" viewBox="0 0 24 24"><polyline points="9 6 15 12 9 18" /></svg>
+  </button></p>
+ <p>The answer.</p>
+</div>
+<div class="note dropdown admonition toggle toggle-hidden" id="t2"><p class="admonition-title">Why
+ <button type="button" class="toggle-button" data-target="t2" aria-label="Toggle hidden content"><svg viewBox="0 0 24 24"></svg></button></p><p>Because.</p></div>
+"""
+
+
+def test_solution_toggles_are_named_after_their_exercise(page):
+    page.set_content(_page(_SOLUTION))
+    found = a11y.name_problems(page)
+    assert 'solution toggle of Exercise 3.1 named "Toggle hidden content"' in found and any("chevron" in p for p in found)
+    page.set_content(_page(_SOLUTION, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    button = page.locator("#button-sol-3-1")
+    assert button.get_attribute("aria-label") == "Show the solution to Exercise 3.1"
+    assert page.locator("#t2 button").get_attribute("aria-label") == "Show Why"
+    button.click()
+    page.wait_for_timeout(100)
+    assert button.get_attribute("aria-label") == "Hide the solution to Exercise 3.1"
+    assert _rules(page, _page(_SOLUTION, script=True)) == set()
+
+
+def test_a_typed_readout_is_named_after_its_slider(page):
+    typed = _SLIDER.replace('<div class="widget-readout">', '<div class="widget-readout" contenteditable="true">')
+    page.set_content(_page(typed))
+    assert a11y.name_problems(page) == ['an unnamed readout in the Tab order ("0.501")']
+    page.set_content(_page(typed, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    readout = page.locator(".widget-readout")
+    assert (readout.get_attribute("role"), readout.get_attribute("aria-label")) == ("textbox", "ε, privacy loss (no unit), typed value")
+
+
+def test_figures_are_named_by_their_captions_and_ids_made_unique(page):
+    # as docutils writes them (double quotes)
+    body = ('<figure id="fig-a"><img src="data:image/png;base64,iVBORw0KGgo=" alt="A plot"><figcaption><p>Fig. 1: a plot.</p></figcaption></figure>'
+            '<section id="exercise-content"><p>One</p></section><section id="exercise-content"><p>Two</p></section>')
+    page.set_content(_page(body))
+    assert sorted(a11y.name_problems(page)) == ['figure fig-a not named by its caption', 'id "exercise-content" 2 times']
+    fixed = ext_module("a11y_markup").fix_body(body)
+    page.set_content(_page(fixed))
+    assert a11y.name_problems(page) == []
+    assert 'id="exercise-content-2"' in fixed and 'aria-labelledby="fig-a-caption"' in fixed
+    # what the figure is called in Chromium's accessibility tree
+    assert page.locator("figure").get_attribute("aria-labelledby") == "fig-a-caption"
