@@ -126,14 +126,16 @@
   // (dpmask-layout.css: span.math), and MathJax's glyphs overflow that box by a pixel in height;
   // Chromium makes a scroll container with nothing focusable inside a Tab stop of its own, so
   // each formula came back into the Tab order through its box.  A box that does not scroll
-  // sideways is taken out (tabindex -1); one that does stays a stop, to be scrolled by keyboard.
+  // sideways is taken out (tabindex -1); one that does (a wide display equation on a phone) is a
+  // stop, to be scrolled by keyboard (axe's scrollable-region-focusable asks for its tabindex 0).
   function unfocusFormulaBoxes(root) {
     for (const box of root.querySelectorAll("article span.math, article div.math > mjx-container")) {
-      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      // as axe-core counts a box scrollable: any hidden width, 13 px of hidden height
+      const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight + 12;
       if (!scrolls && box.getAttribute("tabindex") !== "-1") {
         box.setAttribute("tabindex", "-1");
-      } else if (scrolls && box.getAttribute("tabindex") === "-1") {
-        box.setAttribute("tabindex", "0");
+      } else if (scrolls && box.getAttribute("tabindex") !== "0") {
+        box.setAttribute("tabindex", "0");  // Chromium would make it a stop anyway; axe asks for the attribute
       }
     }
   }

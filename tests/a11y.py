@@ -239,7 +239,7 @@ async (pad) => {
     // a formula, or the box the book's layout gives one (a scroll container, which Chromium makes a
     // Tab stop of its own once nothing inside it is one), unless it really scrolls sideways
     formula: el.closest('mjx-container, span.math, div.math') !== null && !el.matches('a, button')
-             && !(el.scrollWidth > el.clientWidth + 1),
+             && !(el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight + 12),
     slider: el.getAttribute('role') === 'slider',
     box: w > 0 && h > 0 ? {x, y, width: w, height: h} : null,
   };
