@@ -13,6 +13,11 @@
  *   is named by what it shows.
  * - scrollable-region-focusable: a code block that scrolls sideways gets a tab stop when a
  *   dropdown opens (the theme gives one only to what scrolls when the page loads).
+ * - the solution toggles (sphinx-togglebutton's button in an admonition's title) were all named
+ *   "Toggle hidden content" (issue 31, WCAG 2.5.3 and 4.1.2): each is named after what it opens,
+ *   starting with the word it shows ("Show the solution to Exercise 3.1", then "Hide ..."; the
+ *   hints are "Show" and "Hide" in _config.yml), and its chevron, a drawing, is hidden from
+ *   assistive technology.
  * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
  *   the HTML book and JupyterLab (the dpmask-live extension loads it there).
  */
@@ -70,6 +75,41 @@
     }
   }
 
+  // What a toggle opens: its admonition's title, without the button, formulas as their MathML's text.
+  function titleText(title) {
+    const copy = title.cloneNode(true);
+    for (const el of copy.querySelectorAll("button")) {
+      el.remove();
+    }
+    for (const box of copy.querySelectorAll("mjx-container")) {
+      box.replaceWith(" " + text(box.querySelector("mjx-assistive-mml")) + " ");  // CHTML's glyphs are CSS, not text
+    }
+    return text(copy);
+  }
+
+  function nameToggles(root) {
+    for (const button of root.querySelectorAll("button.toggle-button[data-target]")) {
+      const item = document.getElementById(button.dataset.target);
+      const title = item ? item.querySelector(":scope > .admonition-title") : null;
+      if (!title) {
+        continue;
+      }
+      const what = titleText(title);
+      const solution = what.match(/^Solution to (\S+ [\dA-Z]+(?:\.\d+)*)/);
+      const verb = item.classList.contains("toggle-hidden") ? "Show" : "Hide";
+      const name = verb + " " + (solution ? "the solution to " + solution[1] : what || "the hidden content");
+      if (button.getAttribute("aria-label") !== name) {
+        button.setAttribute("aria-label", name);
+      }
+      for (const icon of button.querySelectorAll("svg")) {
+        if (icon.getAttribute("aria-hidden") !== "true") {
+          icon.setAttribute("aria-hidden", "true");
+          icon.setAttribute("focusable", "false");
+        }
+      }
+    }
+  }
+
   // scrollable-region-focusable: a code block that scrolls sideways can be reached with the
   // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
   // scrollable then, so it is checked again when a dropdown opens or the window is resized.
@@ -81,7 +121,28 @@
     }
   }
 
+  // Formulas are not Tab stops (_config.yml: MathJax's inTabOrder is off).  The layout gives each
+  // inline formula a box that scrolls sideways when the formula is wider than the text
+  // (dpmask-layout.css: span.math), and MathJax's glyphs overflow that box by a pixel in height;
+  // Chromium makes a scroll container with nothing focusable inside a Tab stop of its own, so
+  // each formula came back into the Tab order through its box.  A box that does not scroll
+  // sideways is taken out (tabindex -1); one that does (a wide display equation on a phone) is a
+  // stop, to be scrolled by keyboard (axe's scrollable-region-focusable asks for its tabindex 0).
+  function unfocusFormulaBoxes(root) {
+    for (const box of root.querySelectorAll("article span.math, article div.math > mjx-container")) {
+      // as axe-core counts a box scrollable: any hidden width, 13 px of hidden height
+      const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight + 12;
+      if (!scrolls && box.getAttribute("tabindex") !== "-1") {
+        box.setAttribute("tabindex", "-1");
+      } else if (scrolls && box.getAttribute("tabindex") !== "0") {
+        box.setAttribute("tabindex", "0");  // Chromium would make it a stop anyway; axe asks for the attribute
+      }
+    }
+  }
+
   function fixAll() {
+    unfocusFormulaBoxes(document);
+    nameToggles(document);
     nameSummaries(document);
     matchNamesToText(document);
     focusScrollables(document);

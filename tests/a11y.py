@@ -204,3 +204,157 @@ def check_edition(html_dir, pages, chromium, chromium_args):
     finally:
         httpd.shutdown()
     return found
+
+
+# --- the keyboard ------------------------------------------------------------------------------
+
+# What the Tab key has just focused, scrolled to the middle of the window (clear of the sticky
+# header), with the box a screenshot of its focus ring takes; None when the focus has left the
+# page (after its last stop) or come back to a stop already seen (the walk wrapped round).
+_FOCUSED = """
+async (pad) => {
+  const el = document.activeElement;
+  if (!el || el === document.body || el === document.documentElement) { return null; }
+  if (el.__a11yWalked) { return null; }
+  el.__a11yWalked = true;
+  window.__a11yFocused = el;
+  // what the focus sets moving (the skip link slides in) ends first, within a second
+  const settled = () => Promise.race([Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))),
+                                      new Promise(r => setTimeout(r, 1000))]);
+  await settled();
+  el.scrollIntoView({block: 'center', inline: 'nearest'});
+  await settled();
+  // the control and its parts (the navigation's <summary> draws its ring on the icon inside it,
+  // which lies outside the summary's own box)
+  const r = [el, ...el.querySelectorAll('*')].map(e => e.getBoundingClientRect()).filter(b => b.width > 0 && b.height > 0)
+    .reduce((u, b) => ({left: Math.min(u.left, b.left), top: Math.min(u.top, b.top), right: Math.max(u.right, b.right),
+                        bottom: Math.max(u.bottom, b.bottom)}), el.getBoundingClientRect());
+  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+  const x = Math.max(0, Math.floor(r.left - pad)), y = Math.max(0, Math.floor(r.top - pad));
+  const w = Math.min(vw, Math.ceil(r.right + pad)) - x, h = Math.min(vh, Math.ceil(r.bottom + pad)) - y;
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\\s+/).slice(0, 3).join('.') : '';
+  return {
+    what: el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (cls ? '.' + cls : ''),
+    text: (el.getAttribute('aria-label') || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60),
+    // a formula, or the box the book's layout gives one (a scroll container, which Chromium makes a
+    // Tab stop of its own once nothing inside it is one), unless it really scrolls sideways
+    formula: el.closest('mjx-container, span.math, div.math') !== null && !el.matches('a, button')
+             && !(el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight + 12),
+    slider: el.getAttribute('role') === 'slider',
+    box: w > 0 && h > 0 ? {x, y, width: w, height: h} : null,
+  };
+}
+"""
+# two frames, or 500 ms if the renderer draws none (a frame is not guaranteed: tests/test_book.py)
+_NEXT_FRAME = "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 500); })"
+_BLUR = "() => { window.__a11yFocused.blur(); }"
+_REFOCUS = "() => { window.__a11yFocused.focus({preventScroll: true}); }"
+# Tooltips are not a focus indicator of the control (the theme's show one on focus, beside it)
+_NO_TOOLTIPS = ".tooltip, .popover { display: none !important; }"
+
+
+def _pixels_changed(before, after):
+    """How many pixels of two PNG screenshots of the same box differ."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    a = Image.open(io.BytesIO(before)).convert("RGB")
+    b = Image.open(io.BytesIO(after)).convert("RGB")
+    if a.size != b.size:
+        return a.size[0] * a.size[1]
+    diff = ImageChops.difference(a, b).convert("L").point(lambda v: 255 if v > 16 else 0)
+    return diff.histogram()[255]
+
+
+def tab_walk(page, limit=3000, screenshots=False, pad=4):
+    """Press Tab from the top of *page* until the focus leaves it; return one dict per stop.
+
+    Each stop: ``what`` (tag#id.class), ``text`` (its label or text, cut), ``formula`` (a MathJax
+    formula, inside one or its box, and not a box that scrolls sideways), ``slider`` (role slider), ``box``; with *screenshots*, ``changed``:
+    the pixels that differ between a screenshot of the box (the element with its parts, and
+    *pad* px round it)
+    focused and the same box after the element is blurred, the focus indicator a sighted
+    keyboard user sees (0: none drawn, whatever the computed style says).
+    """
+    if screenshots:
+        page.add_style_tag(content=_NO_TOOLTIPS)
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    stops = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(_FOCUSED, pad)
+        if stop is None:
+            break
+        if screenshots:
+            if stop["box"] is None:
+                stop["changed"] = 0
+            else:
+                page.evaluate(_NEXT_FRAME)
+                focused = page.screenshot(clip=stop["box"], animations="disabled", caret="initial")
+                page.evaluate(_BLUR)
+                page.evaluate(_NEXT_FRAME)
+                blurred = page.screenshot(clip=stop["box"], animations="disabled", caret="initial")
+                page.evaluate(_REFOCUS)
+                stop["changed"] = _pixels_changed(focused, blurred)
+        stops.append(stop)
+    return stops
+
+
+
+def stops_before_first_slider(stops):
+    """How many Tab stops come before the page's first slider (None: the page has none)."""
+    for i, stop in enumerate(stops):
+        if stop["slider"]:
+            return i
+    return None
+
+
+# --- names and ids that axe-core does not check (issue 31) -------------------------------------
+
+_NAME_PROBLEMS = """
+() => {
+  const problems = [];
+  for (const b of document.querySelectorAll('button.toggle-button[data-target]')) {
+    const item = document.getElementById(b.dataset.target);
+    const title = item && item.querySelector(':scope > .admonition-title');
+    const label = b.getAttribute('aria-label') || '';
+    const m = title && title.textContent.match(/^\\s*Solution to (Exercise [\\dA-Z]+(?:\\.\\d+)*)/);
+    const verb = item && item.classList.contains('toggle-hidden') ? 'Show' : 'Hide';
+    if (m && label !== `${verb} the solution to ${m[1]}`) {
+      problems.push(`solution toggle of ${m[1]} named "${label}"`);
+    } else if (!m && !label.startsWith(verb + ' ')) {
+      problems.push(`toggle of "${title ? title.textContent.trim().slice(0, 40) : b.dataset.target}" named "${label}"`);
+    }
+    for (const svg of b.querySelectorAll('svg')) {
+      if (svg.getAttribute('aria-hidden') !== 'true') { problems.push(`toggle "${label}": its chevron is not hidden`); }
+    }
+  }
+  for (const r of document.querySelectorAll('.widget-readout')) {
+    // an editing host is a Tab stop whatever its tabIndex says (Chromium: -1)
+    if ((r.isContentEditable || r.tabIndex >= 0)
+        && !(r.getAttribute('role') === 'textbox' && (r.getAttribute('aria-label') || '').trim())) {
+      problems.push(`an unnamed readout in the Tab order ("${r.textContent.trim()}")`);
+    }
+  }
+  for (const f of document.querySelectorAll('figure')) {
+    const cap = f.querySelector('figcaption');
+    const by = f.getAttribute('aria-labelledby');
+    if (cap && (!by || document.getElementById(by) !== cap)) {
+      problems.push(`figure ${f.id || ''} not named by its caption`);
+    }
+  }
+  const seen = new Map();
+  for (const el of document.querySelectorAll('[id]')) { seen.set(el.id, (seen.get(el.id) || 0) + 1); }
+  for (const [id, n] of seen) { if (n > 1) { problems.push(`id "${id}" ${n} times`); } }
+  return problems;
+}
+"""
+
+
+def name_problems(page):
+    """What a screen reader would name badly on the page as it is now (empty when all is well):
+    a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
+    starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
+    name, a figure not named by its caption, an id used twice."""
+    return page.evaluate(_NAME_PROBLEMS)

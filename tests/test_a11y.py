@@ -14,6 +14,8 @@ chapters/accessibility.md.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import shutil
 from pathlib import Path
@@ -173,3 +175,110 @@ def test_axe_is_the_pinned_engine():
     # the version the statement page and the issue's measurements name
     assert re.fullmatch(r"4\.\d+\.\d+", a11y.axe_version())
     assert "accessibility" in (ROOT / "_toc.yml").read_text()  # chapters/accessibility: the statement
+
+
+# --- the keyboard (tests/test_keyboard.py walks the built book; here the walk checks itself) ----
+
+
+def _mathjax_page(page, settings_override=None):
+    """A planted page typeset by the book's MathJax (sphinx-mathjax-offline's tex-chtml.js) under
+    the book's ``mathjax3_config`` from _config.yml, *settings_override* merged into its menu
+    settings (the planted slip)."""
+    config = ext_module("book_config").config()["sphinx"]["config"]["mathjax3_config"]
+    config = json.loads(json.dumps(config))
+    config["options"]["menuOptions"]["settings"].update(settings_override or {})
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    script = Path(spec.origin).with_name("static") / "mathjax" / "tex-chtml.js"
+    page.set_content(_page("<p><a href='#a'>A link</a> before \\(\\varepsilon^2\\) and \\(\\sigma_A\\),</p>"
+                           "<div class='math'>\\[\\int_0^1 x\\,dx = \\tfrac12\\]</div>"
+                           "<p><button type='button'>A button</button> after them.</p>"))
+    page.evaluate("(c) => { window.MathJax = c; }", config)
+    page.add_script_tag(path=str(script))
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                           " && document.querySelectorAll('mjx-container mjx-assistive-mml').length === 3", timeout=30000)
+    page.evaluate("() => MathJax.startup.promise")
+
+
+def test_formulas_are_no_tab_stops_under_the_books_mathjax_config(page):
+    _mathjax_page(page)
+    stops = a11y.tab_walk(page)
+    assert [s["what"] for s in stops] == ["a", "button"], stops
+    assert page.evaluate("() => [...document.querySelectorAll('mjx-container')].filter(m => m.tabIndex >= 0).length") == 0
+    # the spoken MathML stays, open to assistive technology
+    assert page.evaluate("() => [...document.querySelectorAll('mjx-assistive-mml math')].map(m => m.textContent)") \
+        == ["ε2", "σA", "∫01xdx=12"]
+
+
+def test_a_formula_back_in_the_tab_order_is_found(page):
+    # the planted slip: MathJax's own default (inTabOrder true), as before issue 31
+    _mathjax_page(page, {"inTabOrder": True})
+    stops = a11y.tab_walk(page)
+    assert sum(s["formula"] for s in stops) == 3, stops
+
+
+def test_a_control_without_a_visible_focus_is_found(page):
+    page.set_content(_page("<p><a href='#a'>A link</a> <button type='button'>Drawn</button>"
+                           " <button type='button' style='outline: none'>Not drawn</button></p>"))
+    stops = a11y.tab_walk(page, screenshots=True)
+    assert [s["text"] for s in stops] == ["A link", "Drawn", "Not drawn"]
+    assert [s["changed"] > 0 for s in stops] == [True, True, False], stops
+
+
+# --- names and ids (issue 31) ---------------------------------------------------------------------
+
+# sphinx-togglebutton's solution box as it draws it, with its default name
+_SOLUTION = """
+<div class="solution dropdown admonition toggle toggle-hidden" id="sol-3-1">
+ <p class="admonition-title">Solution to Exercise 3.1 (Masking at
+  <mjx-container class="MathJax"><mjx-math aria-hidden="true"></mjx-math><mjx-assistive-mml><math><mi>p</mi><mo>=</mo><mn>1</mn></math></mjx-assistive-mml></mjx-container>)
+  <button type="button" id="button-sol-3-1" class="toggle-button" data-target="sol-3-1" data-button="button-sol-3-1"
+          data-toggle-hint="Show" aria-label="Toggle hidden content" aria-expanded="false"
+          onclick="const t=document.getElementById('sol-3-1'); t.classList.toggle('toggle-hidden');">
+   <svg xmlns="http://www.w3.org/2000/svg" class="tb-icon toggle-chevron-right" width="44" height="44" viewBox="0 0 24 24"><polyline points="9 6 15 12 9 18" /></svg>
+  </button></p>
+ <p>The answer.</p>
+</div>
+<div class="note dropdown admonition toggle toggle-hidden" id="t2"><p class="admonition-title">Why
+ <button type="button" class="toggle-button" data-target="t2" aria-label="Toggle hidden content"><svg viewBox="0 0 24 24"></svg></button></p><p>Because.</p></div>
+"""
+
+
+def test_solution_toggles_are_named_after_their_exercise(page):
+    page.set_content(_page(_SOLUTION))
+    found = a11y.name_problems(page)
+    assert 'solution toggle of Exercise 3.1 named "Toggle hidden content"' in found and any("chevron" in p for p in found)
+    page.set_content(_page(_SOLUTION, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    button = page.locator("#button-sol-3-1")
+    assert button.get_attribute("aria-label") == "Show the solution to Exercise 3.1"
+    assert page.locator("#t2 button").get_attribute("aria-label") == "Show Why"
+    button.click()
+    page.wait_for_timeout(100)
+    assert button.get_attribute("aria-label") == "Hide the solution to Exercise 3.1"
+    assert _rules(page, _page(_SOLUTION, script=True)) == set()
+
+
+def test_a_typed_readout_is_named_after_its_slider(page):
+    typed = _SLIDER.replace('<div class="widget-readout">', '<div class="widget-readout" contenteditable="true">')
+    page.set_content(_page(typed))
+    assert a11y.name_problems(page) == ['an unnamed readout in the Tab order ("0.501")']
+    page.set_content(_page(typed, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    readout = page.locator(".widget-readout")
+    assert (readout.get_attribute("role"), readout.get_attribute("aria-label")) == ("textbox", "ε, privacy loss (no unit), typed value")
+
+
+def test_figures_are_named_by_their_captions_and_ids_made_unique(page):
+    # as docutils writes them (double quotes)
+    body = ('<figure id="fig-a"><img src="data:image/png;base64,iVBORw0KGgo=" alt="A plot"><figcaption><p>Fig. 1: a plot.</p></figcaption></figure>'
+            '<section id="exercise-content"><p>One</p></section><section id="exercise-content"><p>Two</p></section>')
+    page.set_content(_page(body))
+    assert sorted(a11y.name_problems(page)) == ['figure fig-a not named by its caption', 'id "exercise-content" 2 times']
+    fixed = ext_module("a11y_markup").fix_body(body)
+    page.set_content(_page(fixed))
+    assert a11y.name_problems(page) == []
+    assert 'id="exercise-content-2"' in fixed and 'aria-labelledby="fig-a-caption"' in fixed
+    # what the figure is called in Chromium's accessibility tree
+    assert page.locator("figure").get_attribute("aria-labelledby") == "fig-a-caption"

@@ -240,7 +240,8 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
 
     At both widths axe-core finds no violation of WCAG 2.0/2.1 A and AA (tests/a11y.py), with the
     explorers drawn and named and with every dropdown closed, then opened (tests/test_a11y.py
-    checks that the check fails on planted slips).
+    checks that the check fails on planted slips); nor does :func:`a11y.name_problems` (solution
+    toggles, readouts, figures, ids).
 
     One visit serves both widths because typesetting a chapter's mathematics is most of a visit's
     time (5 s for chapter 5): two visits per page cost ``make test`` about 50 s.  What a desktop
@@ -265,6 +266,10 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
         barriers.update({f"1280 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found})
         assert not barriers, f"axe-core {a11y.axe_version()} on {page_name}:\n" + "\n".join(
             f"{where}:\n{a11y.describe(found)}" for where, found in barriers.items())
+        # what axe does not check (issue 31): toggles named after their exercise, named readouts,
+        # figures named by their captions, unique ids
+        names = a11y.name_problems(page)
+        assert not names, f"{page_name}: " + "; ".join(names)
         if page_name in _SLIPS:
             css, expected = _SLIPS[page_name]
             page.set_viewport_size(PHONE["viewport"])
