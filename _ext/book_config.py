@@ -79,6 +79,20 @@ def executed_branch(root: Path = ROOT) -> str:
     return branch
 
 
+def site_url(root: Path = ROOT) -> str:
+    """The published book's address, ending in ``/``: ``html: baseurl`` in ``_config.yml`` if set,
+    else the GitHub Pages address of the repository (``https://OWNER.github.io/REPO/``; the
+    placeholder's while ``repository: url`` is the placeholder)."""
+    base = str((config(root).get("html") or {}).get("baseurl") or "").strip()
+    if base:
+        return base.rstrip("/") + "/"
+    url, _ = repository(root)
+    m = _GITHUB.match(url)
+    if not m:
+        raise ValueError(f"repository url must be https://github.com/OWNER/REPO (or set html: baseurl), got {url!r}")
+    return f"https://{m.group('owner').lower()}.github.io/{m.group('repo')}/"
+
+
 def repository_problem(url: str | None) -> str | None:
     """Why *url* cannot be published (None when it can)."""
     if not url:
