@@ -382,3 +382,99 @@ def test_hidden_code_is_collapsed_for_jupyterlab_and_colab():
     assert code["metadata"]["jupyter"]["source_hidden"] and code["metadata"]["cellView"] == "form"
     assert code["source"].startswith("#@title ")
 
+
+# --- they run without the book's tool chain ------------------------------------------------------
+
+
+def test_glue_num_works_without_myst_nb():
+    """A portable notebook runs where only ``dpmask[run]`` is installed: no myst_nb there."""
+    code = (
+        "import sys; sys.modules['myst_nb'] = None\n"  # `import myst_nb` now raises ImportError
+        "from dpmask.book import glue_num, glued\n"
+        "glue_num('n_rows', 1000)\n"
+        "assert glued.n_rows == 1000\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
+
+
+def _run_names() -> set[str]:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["optional-dependencies"]["run"] + project["dependencies"]
+    return {re.split(r"[\[<>=! ]", r, maxsplit=1)[0].lower().replace("-", "_") for r in reqs}
+
+
+# import name -> the distribution of the run extra (or of the package) that provides it
+_PROVIDED_BY = {"IPython": "ipykernel", "PIL": "matplotlib", "pandas": "statsmodels"}
+
+
+def missing_imports(names: set[str]) -> set[str]:
+    """The modules the chapters import that neither the standard library, dpmask nor *names* provide."""
+    missing = set()
+    for path in (ROOT / "chapters").glob("*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for m in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", "".join(cell["source"]), re.M):
+                top = (m.group(1) or m.group(2)).split(".")[0]
+                if top in sys.stdlib_module_names or top == "dpmask":
+                    continue
+                if _PROVIDED_BY.get(top, top.lower()) not in names:
+                    missing.add(f"{top} ({path.stem})")
+    return missing
+
+
+def test_the_run_extra_holds_every_package_a_chapter_imports():
+    """What the install cell installs (``dpmask[run]``) covers every chapter's imports, chapter 9's
+    dp_accounting included; the planted slip (the extra without dp-accounting) is caught."""
+    names = _run_names()
+    assert not missing_imports(names), f"chapters import what dpmask[run] does not install: {sorted(missing_imports(names))}"
+    assert missing_imports(names - {"dp_accounting"}) == {"dp_accounting (09_rivals)"}
+
+
+# A chapter small enough to run here and the one that needs dp_accounting (what the book extra lacked).
+FRESH_RUN = ("02_setup", "09_rivals")
+
+
+@pytest.mark.slow
+def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_path, monkeypatch):
+    """In a virtual environment holding only what the install cell installs (``dpmask[run]``,
+    here from this checkout instead of the repository URL), the portable notebooks of
+    :data:`FRESH_RUN` run top to bottom (nbclient) and glue the values the book printed.
+
+    Detects: a chapter that needs myst_nb or a test-only package, a package missing from the run
+    extra, an install cell that fails."""
+    import nbclient
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from executed import glued_values
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = str(venv / "bin" / "python")
+    # the install cell's command, with the checkout in place of git+URL@branch
+    res = subprocess.run([py, "-m", "pip", "install", "--quiet", f"{ROOT}[run]"], capture_output=True, text=True, timeout=1800)
+    assert res.returncode == 0, res.stderr[-3000:]
+    subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(tmp_path / "k"), "--name", "dpmask-fresh"],
+                   check=True, capture_output=True, timeout=300)
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "k" / "share" / "jupyter"))
+    probe = subprocess.run([py, "-c", "import myst_nb"], capture_output=True)
+    assert probe.returncode != 0, "the fresh environment must not hold myst_nb"
+    for stem in FRESH_RUN:
+        path = portable_notebooks / "full" / "chapters" / f"{stem}.ipynb"
+        nb = nbformat.read(str(path), as_version=4)
+        book = glued_values(json.loads(path.read_text()))
+        nb.cells.append(nbformat.v4.new_code_cell("import json\nfrom dpmask.book import glued\nprint(json.dumps({k: v for k, v in vars(glued).items()}))"))
+        client = nbclient.NotebookClient(nb, kernel_name="dpmask-fresh", timeout=1200,
+                                         resources={"metadata": {"path": str(tmp_path)}})
+        client.execute()
+        assert nb.cells[0].outputs == [] or all(o.get("output_type") != "error" for o in nb.cells[0].outputs)
+        run = json.loads(nb.cells[-1].outputs[-1]["text"])
+        assert set(book) <= set(run), f"{stem}: not glued in the fresh run: {sorted(set(book) - set(run))[:10]}"
+        differ = {k: (book[k], run[k]) for k in book if book[k] != run[k] and not (
+            isinstance(book[k], float) and abs(book[k] - run[k]) <= 1e-9 * max(1.0, abs(book[k])))}
+        assert not differ, f"{stem}: the fresh run glued other values: {dict(list(differ.items())[:10])}"
