@@ -27,6 +27,9 @@ PLACEHOLDER_URL = "https://github.com/your-account/dpmask"
 EDITIONS = ("full", "students")
 DEFAULT_STUDENTS_BRANCH = "students"
 DEFAULT_EXECUTED_BRANCH = "executed"
+# The branches the Colab button opens: the portable notebooks of each edition (_ext/portable.py).
+DEFAULT_NOTEBOOKS_BRANCH = "notebooks"
+DEFAULT_STUDENTS_NOTEBOOKS_BRANCH = "notebooks-students"
 
 BADGE_START = "<!-- binder-badge: generated from _config.yml by `python _ext/editions.py badge` -->"
 BADGE_END = "<!-- /binder-badge -->"

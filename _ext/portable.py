@@ -34,6 +34,10 @@ the tables the JupyterLab links use) and the citation table of the JupyterLab ex
 - first, an install cell that does nothing where ``dpmask`` imports and otherwise installs it,
   with its ``run`` extra, from the repository and branch of ``_config.yml``.
 
+The HTML book's download button serves them (:func:`serve_downloads`: the full edition's in
+``_build/html``; ``editions.py students`` the student edition's in its HTML), and the Colab button
+opens them from the branches the publishing workflow fills (``editions.py portable-commit``).
+
 tests/test_portable.py renders every notebook as nbconvert does and reads the text.
 """
 
@@ -531,6 +535,19 @@ def write_portable(out: Path, cache: Path, html: Path, root: Path = ROOT, editio
     return written
 
 
+def serve_downloads(html: Path, notebooks: Path) -> list[Path]:
+    """Put the portable notebooks under *notebooks*/chapters where the HTML book's download button
+    links (*html*/_sources/chapters): a reader who downloads a page gets the notebook any viewer
+    shows as the book, not its MyST source.  Returns the files replaced."""
+    served = []
+    for src in sorted((Path(notebooks) / "chapters").glob("*.ipynb")):
+        target = Path(html) / "_sources" / "chapters" / src.name
+        if target.exists():
+            target.write_bytes(src.read_bytes())
+            served.append(target)
+    return served
+
+
 def main(argv=None) -> int:
     import os
 
@@ -539,11 +556,19 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(out_root / "portable"))
     p.add_argument("--cache", default=str(out_root / ".jupyter_cache"))
     p.add_argument("--html", default=str(out_root / "html"))
+    p.add_argument("--edition", choices=EDITIONS, action="append",
+                   help="only this edition (repeatable; default both)")
+    p.add_argument("--serve", metavar="HTML", help="and put this edition's notebooks behind the download "
+                   "button of the HTML book in HTML (default: the full edition's, in --html)")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    written = write_portable(Path(args.out), Path(args.cache), Path(args.html))
+    editions = tuple(args.edition or EDITIONS)
+    written = write_portable(Path(args.out), Path(args.cache), Path(args.html), editions=editions)
     for e, paths in written.items():
         print(f"{len(paths)} portable notebooks ({e} edition) in {Path(args.out).resolve() / e / 'chapters'}")
+    serve_edition = "full" if "full" in editions else editions[0]
+    served = serve_downloads(Path(args.serve or args.html), Path(args.out) / serve_edition)
+    print(f"{len(served)} download buttons of {Path(args.serve or args.html).resolve()} serve the {serve_edition} edition's")
     print(f"portable notebooks written in {time.perf_counter() - t0:.1f} s")
     return 0
 

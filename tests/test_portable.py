@@ -478,3 +478,45 @@ def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_p
         differ = {k: (book[k], run[k]) for k in book if book[k] != run[k] and not (
             isinstance(book[k], float) and abs(book[k] - run[k]) <= 1e-9 * max(1.0, abs(book[k])))}
         assert not differ, f"{stem}: the fresh run glued other values: {dict(list(differ.items())[:10])}"
+
+
+# --- where a student finds them ------------------------------------------------------------------
+
+
+def test_colab_button_opens_the_portable_notebooks_branch_of_each_edition():
+    """sphinx-book-theme builds the Colab link on the Binder branch (the executed notebooks, MyST
+    source in Colab); publish.py moves it to the portable notebooks' branch of the edition."""
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import editions
+    import publish
+
+    assert editions.portable_branch("full") == "notebooks"
+    assert editions.portable_branch("students") == "notebooks-students"
+    for edition, branch in (("full", "notebooks"), ("students", "notebooks-students")):
+        config = SimpleNamespace(dpmask_edition=edition, dpmask_notebooks_branch="notebooks",
+                                 dpmask_students_notebooks_branch="notebooks-students")
+        colab = "https://colab.research.google.com/github/o/r/blob/executed/chapters/03_main_results.ipynb"
+        binder = "https://mybinder.org/v2/gh/o/r/executed?urlpath=lab/tree/chapters/03_main_results.ipynb"
+        context = {"header_buttons": [{"type": "group", "items": [
+            {"text": "Binder", "url": binder}, {"text": "Colab", "url": colab}]}]}
+        publish._colab_on_the_notebooks_branch(SimpleNamespace(config=config), "chapters/03_main_results", "", context, None)
+        items = context["header_buttons"][0]["items"]
+        assert items[0]["url"] == binder
+        assert items[1]["url"] == colab.replace("/blob/executed/", f"/blob/{branch}/")
+
+
+def test_download_button_serves_the_portable_notebook(tmp_path):
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from portable import serve_downloads
+
+    (tmp_path / "html" / "_sources" / "chapters").mkdir(parents=True)
+    (tmp_path / "html" / "_sources" / "chapters" / "02_setup.ipynb").write_text("MyST source")
+    (tmp_path / "p" / "chapters").mkdir(parents=True)
+    (tmp_path / "p" / "chapters" / "02_setup.ipynb").write_text("portable")
+    (tmp_path / "p" / "chapters" / "not_a_page.ipynb").write_text("portable")
+    served = serve_downloads(tmp_path / "html", tmp_path / "p")
+    assert [p.name for p in served] == ["02_setup.ipynb"]
+    assert (tmp_path / "html" / "_sources" / "chapters" / "02_setup.ipynb").read_text() == "portable"
+    assert not (tmp_path / "html" / "_sources" / "chapters" / "not_a_page.ipynb").exists()
