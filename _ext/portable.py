@@ -70,6 +70,8 @@ _FIGURE = re.compile(
 )
 _KINDS = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution",
           "attention": "Attention", "hint": "Hint", "seealso": "See also", "admonition": ""}
+# what a solution's <details> says when its first stretch is code (the collapsed cells after it)
+CODE_ONLY = "The solution is the code below (collapsed: open it to read it)."
 HIDE_SOURCE = frozenset({"remove-cell", "hide-cell", "hide-input", "remove-input"})
 
 
@@ -413,7 +415,7 @@ def convert(nb: dict, stem: str, book: BookTables, values: dict, edition: str, r
                 if m.group("title").strip():
                     conv.exercise_titles[m.group("label")] = m.group("title").strip()
     cells = [install_cell(root)]
-    inside, exercise = False, None
+    inside, exercise, headed = False, None, True
     for index, cell in enumerate(nb["cells"]):
         kind = cell["cell_type"]
         meta = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("user_expressions",)}
@@ -422,19 +424,20 @@ def convert(nb: dict, stem: str, book: BookTables, values: dict, edition: str, r
             text = _fill_evals(_src(cell), values)
             parts, inside = _split_gated(text, inside)
             pieces = []
-            for i, (state, part) in enumerate(parts):
+            for state, part in parts:
                 if state == "start":
-                    exercise = part
+                    exercise, headed = part, False
                     continue
+                if edition == "students" and state:
+                    raise ValueError(f"{stem}: a solution is left in the student edition")
                 body = conv.blocks(part)
-                if not body.strip():
-                    continue
-                if state:
-                    cont = i == 0  # the cell opens inside a solution begun before
-                    if edition == "students":
-                        raise ValueError(f"{stem}: a solution is left in the student edition")
-                    body = conv.solution_open(exercise, cont) + "\n\n" + body + "\n\n</details>"
-                pieces.append(body)
+                if state and body.strip():
+                    # the book heads a solution once; a later stretch of its text, after its code
+                    # cells, says that it continues
+                    body = conv.solution_open(exercise, headed) + "\n\n" + body + "\n\n</details>"
+                    headed = True
+                if body.strip():
+                    pieces.append(body)
             new = "\n\n".join(pieces).strip("\n")
             if not new:
                 continue
@@ -444,6 +447,10 @@ def convert(nb: dict, stem: str, book: BookTables, values: dict, edition: str, r
                           **({"attachments": cell["attachments"]} if cell.get("attachments") else {})})
             continue
         # a code cell
+        if inside and not headed:  # a solution whose first stretch is code: its heading first
+            cells.append({"cell_type": "markdown", "metadata": {MARKER: {"inserted": "solution"}},
+                          "source": conv.solution_open(exercise) + "\n\n" + CODE_ONLY + "\n\n</details>\n"})
+            headed = True
         code = _src(cell)
         tags = set(meta.get("tags", []))
         hidden = bool(tags & HIDE_SOURCE) or inside

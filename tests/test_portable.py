@@ -370,6 +370,29 @@ def test_a_figure_without_alt_text_is_caught():
     assert any("figure fig-a" in p for p in screen_problems(slip, truth))
 
 
+def test_a_solution_that_starts_with_code_is_headed_once():
+    """The book heads every solution once, also one whose first stretch is code (4.2, 5.3, ...)."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from portable import convert
+
+    _, _, truth, book = _mini()
+    md = lambda s: {"cell_type": "markdown", "metadata": {}, "source": s}  # noqa: E731
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        md("```{exercise}\n:label: ex-1\n:enumerator: 3.1\n\nShow it.\n```\n\n```{solution-start} ex-1\n:class: dropdown\n```"),
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "# Solution to Exercise 3.1\nx = 1", "outputs": []},
+        md("So it holds.\n\n```{solution-end}\n```\n\nAfter the exercise."),
+    ]}
+    full, notes = convert(nb, "x", book, {}, "full")
+    text = "\n".join("".join(c["source"]) for c in full["cells"] if c["cell_type"] == "markdown")
+    assert not notes and text.count("<summary>Solution to Exercise 3.1</summary>") == 1, text
+    assert text.count("<summary>Solution to Exercise 3.1 (continued)</summary>") == 1
+    code = next(c for c in full["cells"] if c["cell_type"] == "code" and "x = 1" in c["source"])
+    assert code["source"].startswith("#@title Solution to Exercise 3.1 (code)") and code["metadata"]["jupyter"]["source_hidden"]
+    got = screen_problems(full, dict(truth, numbers={}, headings={"ex-1": "Exercise 3.1"}, figures={},
+                                     solution_titles=["Solution to Exercise 3.1"]))
+    assert got == [], got
+
+
 def test_a_proof_without_its_end_is_caught():
     _, full, truth, _ = _mini()
     assert any("∎" in p for p in screen_problems(_edit_markdown(full, "∎", ""), truth))
@@ -456,8 +479,15 @@ def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_p
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = str(venv / "bin" / "python")
-    # the install cell's command, with the checkout in place of git+URL@branch
-    res = subprocess.run([py, "-m", "pip", "install", "--quiet", f"{ROOT}[run]"], capture_output=True, text=True, timeout=1800)
+    # the install cell's command, with a copy of the checkout's package in place of git+URL@branch
+    # (pip builds a local folder in place, leaving build/ behind: not in the checkout)
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "dpmask", src / "dpmask", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    res = subprocess.run([py, "-m", "pip", "install", "--quiet", f"{src}[run]"], capture_output=True, text=True, timeout=1800)
     assert res.returncode == 0, res.stderr[-3000:]
     subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(tmp_path / "k"), "--name", "dpmask-fresh"],
                    check=True, capture_output=True, timeout=300)
