@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB_FLAGS := -W -n --keep-going
 
-.PHONY: book book-publish book-students pdf badge test test-quick test-slow mutate bench bench-live clean
+.PHONY: book book-publish book-students portable pdf badge test test-quick test-slow mutate bench bench-live clean
 
 # The last step installs JupyterLab's side of the live book (an editable install skips data
 # files): the dpmask-live extension and its page config (_ext/jupyterlab/install.py; Binder's
@@ -22,13 +22,23 @@ $(STAMP): pyproject.toml _static/dpmask-explorers-a11y.js _ext/jupyterlab/labext
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
+	$(BIN)/python _ext/portable.py
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+# The portable notebooks (issue 29), which `make book` writes after the HTML: every chapter as a
+# plain notebook any viewer shows as the book (Colab, VS Code, GitHub, a hub without the book's
+# extension), numbers, statements, figures and outputs in place, into _build/portable/full and
+# _build/portable/students (no solutions).  From the book's jupyter-cache and its HTML: no
+# notebook runs again.
+portable: $(STAMP)
+	$(BIN)/python _ext/portable.py
 
 # The book for publication (the GitHub Pages workflow runs this): the same build, but it refuses
 # to start while _config.yml's `repository: url` is still the placeholder or the README's Binder
 # badge does not follow it.
 book-publish: $(STAMP)
 	DPMASK_PUBLISH=1 $(BIN)/jupyter-book build . $(JB_FLAGS)
+	$(BIN)/python _ext/portable.py
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 # The edition without solutions (exercises kept): the solution-free notebooks into

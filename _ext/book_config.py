@@ -27,6 +27,9 @@ PLACEHOLDER_URL = "https://github.com/your-account/dpmask"
 EDITIONS = ("full", "students")
 DEFAULT_STUDENTS_BRANCH = "students"
 DEFAULT_EXECUTED_BRANCH = "executed"
+# The branches the Colab button opens: the portable notebooks of each edition (_ext/portable.py).
+DEFAULT_NOTEBOOKS_BRANCH = "notebooks"
+DEFAULT_STUDENTS_NOTEBOOKS_BRANCH = "notebooks-students"
 
 BADGE_START = "<!-- binder-badge: generated from _config.yml by `python _ext/editions.py badge` -->"
 BADGE_END = "<!-- /binder-badge -->"
@@ -77,6 +80,20 @@ def executed_branch(root: Path = ROOT) -> str:
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", branch):
         raise ValueError(f"dpmask_executed_branch must be a git branch name, got {branch!r}")
     return branch
+
+
+def site_url(root: Path = ROOT) -> str:
+    """The published book's address, ending in ``/``: ``html: baseurl`` in ``_config.yml`` if set,
+    else the GitHub Pages address of the repository (``https://OWNER.github.io/REPO/``; the
+    placeholder's while ``repository: url`` is the placeholder)."""
+    base = str((config(root).get("html") or {}).get("baseurl") or "").strip()
+    if base:
+        return base.rstrip("/") + "/"
+    url, _ = repository(root)
+    m = _GITHUB.match(url)
+    if not m:
+        raise ValueError(f"repository url must be https://github.com/OWNER/REPO (or set html: baseurl), got {url!r}")
+    return f"https://{m.group('owner').lower()}.github.io/{m.group('repo')}/"
 
 
 def repository_problem(url: str | None) -> str | None:

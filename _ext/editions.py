@@ -30,6 +30,11 @@
     The chapters with the book's outputs and their ``{eval}`` expressions evaluated (from the
     jupyter-cache of ``make book``; ``_ext/executed.py``), a parentless commit of them, and the
     branch the launch buttons open, to which the publishing workflow pushes that commit.
+``portable-commit [--edition full|students] [--ref REF] [--notebooks DIR]``, ``portable-branch [--edition ...]``
+    A parentless commit of *REF*'s tree with ``chapters/*.ipynb`` replaced by one edition's
+    portable notebooks (``_build/portable/EDITION``, written by ``make book``:
+    ``_ext/portable.py``), and the branch the Colab button of that edition opens
+    (``notebooks``, ``notebooks-students``), to which the publishing workflow pushes it.
 ``pdf [--full-html DIR] [--students-html DIR] [--out DIR]``
     Three PDFs from the built HTML, into ``_build/pdf``: ``book.pdf`` (the full edition without
     its API reference), ``book-students.pdf`` (the student edition, without solutions, when it has
@@ -182,6 +187,14 @@ def cmd_students(args) -> int:
     if status:
         print(f"the student edition failed to build (status {status})", file=sys.stderr)
         return 1
+    # its download buttons serve the student edition's portable notebooks (_ext/portable.py)
+    from portable import serve_downloads, write_portable
+
+    build_dir = Path(args.cache).resolve().parent  # _build: the jupyter-cache, the full HTML, the portable notebooks
+    portable = build_dir / "portable"
+    write_portable(portable, Path(args.cache), build_dir / "html", editions=("students",))
+    served = serve_downloads(Path(args.out), portable / "students")
+    print(f"{len(served)} download buttons serve the student edition's portable notebooks")
     print(f"The student edition is at {Path(args.out).resolve()}/index.html ({time.perf_counter() - t0:.0f} s)")
     return 0
 
@@ -550,6 +563,36 @@ def _executed_commands(sub, out_root: Path) -> None:
     b.set_defaults(func=cmd_executed_branch)
 
 
+# --- the portable notebooks (what the Colab button opens; _ext/portable.py) -------------------
+
+
+def portable_branch(edition: str, root: Path = ROOT) -> str:
+    """The branch the Colab button of *edition* opens (``dpmask_notebooks_branch`` or
+    ``dpmask_students_notebooks_branch`` in _config.yml)."""
+    from book_config import DEFAULT_NOTEBOOKS_BRANCH, DEFAULT_STUDENTS_NOTEBOOKS_BRANCH, config
+
+    sphinx_cfg = (config(root).get("sphinx") or {}).get("config") or {}
+    key, default = (("dpmask_students_notebooks_branch", DEFAULT_STUDENTS_NOTEBOOKS_BRANCH) if edition == "students"
+                    else ("dpmask_notebooks_branch", DEFAULT_NOTEBOOKS_BRANCH))
+    branch = str(sphinx_cfg.get(key, default))
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", branch):
+        raise ValueError(f"{key} must be a git branch name, got {branch!r}")
+    return branch
+
+
+def cmd_portable_commit(args) -> int:
+    msg = (f"The portable notebooks ({args.edition} edition) of {args.ref}: the chapters as any notebook "
+           "viewer shows the book\n\nWritten by `python _ext/editions.py portable-commit` from "
+           "_build/portable (_ext/portable.py); what the Colab button opens. A commit without parents.")
+    print(students_commit(Path(args.notebooks) / args.edition, args.ref, message=msg))
+    return 0
+
+
+def cmd_portable_branch(args) -> int:
+    print(portable_branch(args.edition))
+    return 0
+
+
 def main(argv=None) -> int:
     out_root = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT)) / "_build"
     parser = argparse.ArgumentParser(prog="editions.py", description=__doc__.split("\n\n")[0])
@@ -574,6 +617,14 @@ def main(argv=None) -> int:
     c.add_argument("--notebooks", default=str(out_root / "students" / "notebooks"))
     c.set_defaults(func=cmd_students_commit)
     _executed_commands(sub, out_root)
+    pc = sub.add_parser("portable-commit", help="a parentless commit of one edition's portable notebooks")
+    pc.add_argument("--edition", choices=["full", "students"], default="full")
+    pc.add_argument("--ref", default="HEAD")
+    pc.add_argument("--notebooks", default=str(out_root / "portable"))
+    pc.set_defaults(func=cmd_portable_commit)
+    pb = sub.add_parser("portable-branch", help="print the branch the Colab button of an edition opens")
+    pb.add_argument("--edition", choices=["full", "students"], default="full")
+    pb.set_defaults(func=cmd_portable_branch)
     p = sub.add_parser("pdf", help="print the built HTML to PDFs")
     p.add_argument("--full-html", default=str(out_root / "html"))
     p.add_argument("--students-html", default=str(out_root / "students" / "html"))

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from sphinx.errors import ConfigError
@@ -39,7 +40,9 @@ from sphinx.transforms import SphinxTransform
 
 from book_config import (  # noqa: F401  (PLACEHOLDER_URL and repository_problem are this module's public names too)
     DEFAULT_EXECUTED_BRANCH,
+    DEFAULT_NOTEBOOKS_BRANCH,
     DEFAULT_STUDENTS_BRANCH,
+    DEFAULT_STUDENTS_NOTEBOOKS_BRANCH,
     EDITIONS,
     PLACEHOLDER_URL,
     ROOT,
@@ -169,6 +172,31 @@ def solution_free_sources(outdir: Path) -> list[Path]:
     return changed
 
 
+def _colab_on_the_notebooks_branch(app, pagename, templatename, context, doctree):
+    """The Colab launch button opens the chapter's portable notebook (issue 29).
+
+    sphinx-book-theme builds the Colab link on the branch of the other launch buttons (Binder
+    opens the executed notebooks, which Colab would show as MyST source); the portable notebooks,
+    which Colab shows as the book, are on ``dpmask_notebooks_branch`` (full edition) or
+    ``dpmask_students_notebooks_branch`` (student edition), which the publishing workflow fills
+    from ``_build/portable`` (``_ext/portable.py``).
+    """
+    students = app.config.dpmask_edition == "students"
+    branch = app.config.dpmask_students_notebooks_branch if students else app.config.dpmask_notebooks_branch
+
+    def walk(item):
+        if isinstance(item, dict):
+            if item.get("text") == "Colab" and isinstance(item.get("url"), str):
+                item["url"] = re.sub(r"/blob/[^/]+/", f"/blob/{branch}/", item["url"], count=1)
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    walk(context.get("header_buttons"))
+
+
 def _students_sources(app, exception):
     if exception is None and app.config.dpmask_edition == "students" and app.builder.format == "html":
         solution_free_sources(Path(app.outdir))
@@ -179,7 +207,10 @@ def setup(app):
     app.add_config_value("dpmask_edition", os.environ.get("DPMASK_EDITION", "full") or "full", "env", [str])
     app.add_config_value("dpmask_students_branch", DEFAULT_STUDENTS_BRANCH, "env", [str])
     app.add_config_value("dpmask_executed_branch", DEFAULT_EXECUTED_BRANCH, "env", [str])
+    app.add_config_value("dpmask_notebooks_branch", DEFAULT_NOTEBOOKS_BRANCH, "html", [str])
+    app.add_config_value("dpmask_students_notebooks_branch", DEFAULT_STUDENTS_NOTEBOOKS_BRANCH, "html", [str])
     app.connect("config-inited", _check_config, priority=100)
+    app.connect("html-page-context", _colab_on_the_notebooks_branch, priority=502)
     app.connect("build-finished", _students_sources)
     app.add_transform(RemoveSolutions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -41,17 +41,32 @@ SHOW = re.compile(r'show_figure\((?P<var>[\w.\[\]]+),\s*"(?P<name>[\w-]+)"(?:,\s
 LINK = re.compile(r"\[(?P<text>[^\[\]]*)\]\((?P<file>[\w-]+\.(?:ipynb|md))(?:#(?P<target>[\w-]+))?\)")
 
 
+_PARSED: dict = {}
+
+
+def _chapter_soups(html_dir: Path):
+    """[(page, BeautifulSoup)] of the built chapter pages, each parsed once per process (the
+    portable notebooks read both tables below; a page is megabytes of figures)."""
+    from bs4 import BeautifulSoup
+
+    pages = sorted(Path(html_dir).glob("*.html"))
+    key = tuple((str(p), p.stat().st_mtime_ns) for p in pages)
+    if key not in _PARSED:
+        _PARSED.clear()
+        _PARSED[key] = [(p, BeautifulSoup(p.read_text(), "html.parser")) for p in pages]
+    return _PARSED[key]
+
+
 def book_pages(html_dir: Path | None = None) -> dict:
     """Map every id of the built book's chapter pages (an equation under its label) to its page's file."""
-    from bs4 import BeautifulSoup
 
     html_dir = Path(html_dir or ROOT / "_build" / "html") / "chapters"
     pages = {}
-    for page in sorted(html_dir.glob("*.html")):
+    for page, soup in _chapter_soups(html_dir):
         source = next((p.name for p in (ROOT / "chapters").glob(page.stem + ".*") if p.suffix in (".ipynb", ".md")), None)
         if source is None:
             continue
-        for el in BeautifulSoup(page.read_text(), "html.parser").select("[id]"):
+        for el in soup.select("[id]"):
             label = el["id"][len("equation-"):] if el["id"].startswith("equation-") else el["id"]
             pages.setdefault(label, source)
         pages[page.stem] = source  # a page by its name (a {doc} target)
@@ -64,12 +79,10 @@ def book_numbers(html_dir: Path | None = None):
     ``numbers`` maps a label to "Theorem 3.2", "Exercise 3.1" or "Fig. 3.1"; ``equations`` a label
     to "(3.1)"; ``titles`` a chapter's file stem to its title; ``sections`` a label to its heading.
     """
-    from bs4 import BeautifulSoup
 
     html_dir = Path(html_dir or ROOT / "_build" / "html") / "chapters"
     numbers, equations, titles, sections = {}, {}, {}, {}
-    for page in sorted(html_dir.glob("*.html")):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
+    for page, soup in _chapter_soups(html_dir):
         h1 = soup.select_one("main h1")
         if h1:
             t = h1.get_text(" ", strip=True).rstrip("#").strip()

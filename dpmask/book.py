@@ -86,6 +86,9 @@ def glue(key, value, display=False):
     display : bool, optional
         Also show the value as the cell's output (as :func:`myst_nb.glue` does).
 
+    Without myst_nb (a portable notebook run where only ``dpmask[run]`` is installed, issue 29)
+    the value is kept in :data:`glued` alone: nothing reads the book's store there.
+
     Returns
     -------
     None
@@ -96,8 +99,14 @@ def glue(key, value, display=False):
         raise TypeError(f"display must be True or False, got {display!r}")
     value = _plain(value)
     setattr(glued, key, value)
-    from myst_nb import glue as _myst_glue  # the book's store; imported late, the package does not need it
+    try:  # the book's store; imported late, the package does not need it
+        from myst_nb import glue as _myst_glue
+    except ImportError:  # a portable notebook run without the book's tool chain: the value alone
+        if display:
+            from IPython.display import display as _show
 
+            _show(value)
+        return
     _myst_glue(key, value, display=display)
 
 

@@ -309,7 +309,7 @@ def test_workflow_pushes_the_executed_notebooks_to_the_branch_the_launch_buttons
     # written in the build job, right after `make book` filled the jupyter-cache they come from
     assert build.index("make book\n") < build.index("editions.py executed-notebooks --out _build/executed")
     # beside the full edition's artifact (the site is the student edition alone)
-    assert sorted(u["with"]["name"] for u in uploads) == ["executed-notebooks", "full-edition"]
+    assert sorted(u["with"]["name"] for u in uploads) == ["executed-notebooks", "full-edition", "portable-notebooks"]
     assert next(u for u in uploads if u["with"]["name"] == "executed-notebooks")["with"]["path"] == "_build/executed"
     job = wf["jobs"]["executed-branch"]
     assert job["needs"] == "build" and job["permissions"] == {"contents": "write"}
@@ -322,6 +322,28 @@ def test_workflow_pushes_the_executed_notebooks_to_the_branch_the_launch_buttons
     book_config = ext_module("book_config")
     assert book_config.executed_branch() == _config()["sphinx"]["config"]["dpmask_executed_branch"] == "executed"
     assert book_config.executed_branch() not in (editions.students_branch(), editions.repository()[1])
+
+
+def test_workflow_pushes_each_editions_portable_notebooks_to_the_branch_colab_opens():
+    """Issue 29: `make book` writes _build/portable; the workflow keeps it as an artifact and pushes
+    each edition, as a parentless commit, to the branch its Colab button opens."""
+    wf = yaml.safe_load(WORKFLOW.read_text())
+    uploads = [st for st in wf["jobs"]["build"]["steps"] if st.get("uses", "").startswith("actions/upload-artifact")]
+    assert next(u for u in uploads if u["with"]["name"] == "portable-notebooks")["with"]["path"] == "_build/portable"
+    job = wf["jobs"]["notebooks-branches"]
+    assert job["needs"] == "build" and job["permissions"] == {"contents": "write"}
+    downloads = [st for st in job["steps"] if st.get("uses", "").startswith("actions/download-artifact")]
+    assert downloads and downloads[0]["with"] == {"name": "portable-notebooks", "path": "_build/portable"}
+    runs = "\n".join(st.get("run", "") for st in job["steps"])
+    assert "for edition in full students" in runs
+    order = [runs.index(c) for c in ('editions.py portable-commit --edition "$edition" --notebooks _build/portable',
+                                     'editions.py portable-branch --edition "$edition"', "git push --force origin")]
+    assert order == sorted(order) and '"$commit:refs/heads/$branch"' in runs
+    cfg = _config()["sphinx"]["config"]
+    assert editions.portable_branch("full") == cfg["dpmask_notebooks_branch"] == "notebooks"
+    assert editions.portable_branch("students") == cfg["dpmask_students_notebooks_branch"] == "notebooks-students"
+    assert _config()["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    assert "$(BIN)/python _ext/portable.py" in (ROOT / "Makefile").read_text().split("\nbook:", 1)[1].split("\n\n", 1)[0]
 
 
 def _glue_output(key, plain):
@@ -713,15 +735,20 @@ def test_student_search_index_knows_no_word_of_a_solution_only(full_html, studen
     assert not (only & student_terms), sorted(only & student_terms)[:20]
 
 
-def test_student_sources_are_the_notebooks_of_the_students_branch(full_html, students_html):
+def test_student_downloads_are_the_portable_student_notebooks(full_html, students_html):
+    """The student edition's download button serves its portable notebooks (issue 29): the ones
+    `editions.py students` wrote to _build/portable/students, with every exercise of the students
+    branch's notebook and no solution."""
     served = sorted((students_html / "_sources" / "chapters").glob("*.ipynb"))
     assert len(served) == len(list((ROOT / "chapters").glob("*.ipynb")))
     for path in served:
-        branch = STUDENT_NOTEBOOKS / "chapters" / path.name
-        assert json.loads(path.read_text()) == json.loads(branch.read_text()), path.name
-        full = json.loads((full_html / "_sources" / "chapters" / path.name).read_text())
-        assert sum("{exercise}" in "".join(c["source"]) for c in full["cells"]) == sum(
-            "{exercise}" in "".join(c["source"]) for c in json.loads(path.read_text())["cells"])
+        portable = OUT / "_build" / "portable" / "students" / "chapters" / path.name
+        assert json.loads(path.read_text()) == json.loads(portable.read_text()), path.name
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+        assert "Solution to" not in text and "<details>" not in text, path.name
+        branch = json.loads((STUDENT_NOTEBOOKS / "chapters" / path.name).read_text())
+        assert "".join("".join(c["source"]) for c in branch["cells"]).count("{exercise}") == len(
+            re.findall(r"^\*\*Exercise [\w.]+\*\*", text, re.M)), path.name
     for md in (students_html / "_sources").rglob("*.md"):
         assert "{solution" not in md.read_text(), md
 
