@@ -137,6 +137,15 @@
       } else if (scrolls && box.getAttribute("tabindex") !== "0") {
         box.setAttribute("tabindex", "0");  // Chromium would make it a stop anyway; axe asks for the attribute
       }
+      // a stop has a role and a name: the box is a region that says what it is and why it is a stop
+      if (scrolls && !box.hasAttribute("aria-label")) {
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", box.matches("mjx-container")
+          ? "Wide equation, scrolls sideways" : "Wide formula, scrolls sideways");
+      } else if (!scrolls && box.getAttribute("role") === "region") {
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
     }
   }
 
