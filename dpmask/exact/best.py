@@ -46,7 +46,7 @@ def _best_parts(eps, delta, n, p, setting, corrected):
 def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):
     r"""Smallest sigma PROVEN sufficient for (eps, delta)-DP by any result in the book.
 
-    Unlike :func:`sufficient_sigma`, which keeps to what the paper proves
+    Unlike :func:`~dpmask.paper.bounds.sufficient_sigma`, which keeps to what the paper proves
     (Theorems 3.2 and 3.4), this takes every proven sufficient bound the book
     knows:
 
@@ -82,7 +82,7 @@ def best_sufficient_sigma(eps, delta, n, p, setting="B", *, corrected=False):
         Which release.
     corrected : bool
         Use the conservative 2(n - p - 1) variant of Theorem 3.4 (see
-        :func:`g_b`).  Must be a bool.
+        :func:`~dpmask.paper.bounds.g_b`).  Must be a bool.
 
     Returns
     -------

@@ -61,7 +61,7 @@ def wishart_scale(eps, delta, p, *, calibration="delta"):
     * ``calibration="delta"`` (default): the smallest ``c`` with :func:`wishart_delta` at most
       ``delta``, ``c = Delta / (2 (-log(1 - delta)))``, raised by a few ulp so that the exact
       delta at the returned ``c`` never exceeds the target (nudged like the package's other
-      calibrations, :func:`dpmask._safe.nudge_up`).  It does not depend on ``eps``: the
+      calibrations, ``dpmask._safe.nudge_up``).  It does not depend on ``eps``: the
       mechanism's delta is the same at every eps (:func:`wishart_delta`).
 
     Parameters
