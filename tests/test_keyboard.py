@@ -1,5 +1,7 @@
 """The built book by keyboard: real Tab presses over its pages in Chromium (issue 31).
 
+What it checks is what the book's accessibility statement (chapters/accessibility) promises a keyboard user.
+
 A keyboard user moves with the Tab key; axe-core does not press it.  :func:`a11y.tab_walk`
 presses Tab from the top of a page until the focus leaves it and records every stop:
 
