@@ -28,10 +28,11 @@ Issue 32, ``python tests/_threads_stress.py --second-thread [moves] [--seed S] [
 Python thread moves two explorers built on ``widgets._shared.explorer`` (:data:`ON_THE_THREAD`), one
 move for each move of the main thread, while the main thread (an event loop, as a kernel's) moves the
 others, the tightness explorer among them, and draws a figure cell every fourth move.  Moves are one
-to three key presses of a control drawn at random (seeded).  :class:`DrawWatch` wraps every drawing
-entry point and counts the drawings made off the main thread and those begun while another thread
-was drawing; both must be 0, no move may raise, and each explorer must end showing the panel and
-picture of its last setting.  The last line, ``ok: ...`` or ``failed: ...``, gives the counts.
+to three key presses of a control drawn at random, or one time in four a jump (seeded).
+:class:`DrawWatch` wraps every drawing entry point and counts the drawings made off the main thread
+and those begun while another thread was drawing; both must be 0, no move may raise, and each
+explorer must end showing the panel and picture of its last setting.  The last line, ``ok: ...`` or
+``failed: ...``, gives the counts.
 ``--direct`` plants the old ``explorer`` back (a move draws on the thread that makes it).
 """
 
@@ -275,27 +276,35 @@ class DrawWatch:
 
 
 def _step(control, value, rng):
-    """A position of *control* one to three steps (key presses) from *value*, back from an end; for a
+    """A position of *control* one to three steps (key presses) from *value*, back from an end, or one
+    time in four a jump to any position of its grid (a drag: the plot's axis ranges change); for a
     drop-down another choice."""
     import ipywidgets as w
 
     if isinstance(control, w.Dropdown):
         others = [v for _, v in control.options if v != value]
         return others[rng.integers(len(others))]
-    k = int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 else -1)
-    if isinstance(control, w.FloatLogSlider):
-        e = round((math.log10(value) - control.min) / control.step)
-        top = round((control.max - control.min) / control.step)
-        e = e + k if 0 <= e + k <= top else e - k
-        return control.base ** min(control.min + e * control.step, control.max)
+    log = isinstance(control, w.FloatLogSlider)
     step = getattr(control, "step", 1) or 1
-    new = value + k * step if control.min <= value + k * step <= control.max else value - k * step
-    return type(value)(min(max(new, control.min), control.max))
+    top = round((control.max - control.min) / step)
+    here = round(((math.log10(value) if log else value) - control.min) / step)
+    if rng.random() < 0.25:
+        there = int(rng.integers(top + 1))
+        there = there if there != here else (here + 1 if here < top else here - 1)
+    else:
+        k = int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 else -1)
+        there = min(max(here + k if 0 <= here + k <= top else here - k, 0), top)
+        there = there if there != here else (here + 1 if here < top else here - 1)
+    if log:
+        return control.base ** min(control.min + there * step, control.max)
+    if isinstance(control, w.IntSlider):
+        return int(control.min + there * step)
+    return min(control.min + there * step, control.max)
 
 
 def _plan(boxes, names, moves, rng):
     """*moves* (explorer, control index, value): the explorers in turn, each a control at random moved
-    one to three key presses (a reader's moves, mostly within the plot's kept axis ranges)."""
+    as a reader moves it (:func:`_step`)."""
     plan, where = [], {name: [c.value for c in boxes[name].children[0].children] for name in names}
     for i in range(moves):
         name = names[i % len(names)]
