@@ -88,7 +88,7 @@ def _chromium_args():
     return list(ext_module("editions").CHROMIUM_ARGS)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed at this file's end: a sync Playwright left running would refuse the next file's (test_keyboard)
 def browser():
     if CHROMIUM is None:
         pytest.skip(
