@@ -79,7 +79,7 @@ test-quick: $(STAMP)
 
 # The checks too long for `make test` (each says in its docstring or mark what it detects).
 test-slow: $(STAMP)
-	$(PYTEST) -m "slow or live"
+	$(PYTEST) -m "slow or live" --durations=40
 
 # Mutation testing of the functions that return a privacy number (issue 32; not part of `make
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged

@@ -462,38 +462,93 @@ def test_the_run_extra_holds_every_package_a_chapter_imports():
 FRESH_RUN = ("02_setup", "09_rivals")
 
 
+def _run_closure() -> list:
+    """The installed distributions that ``pip install dpmask[run]`` brings: the package's own
+    requirements and its ``run`` extra, followed through every requirement (markers evaluated for
+    this interpreter), as this checkout's environment resolved them."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    def requirements(dist, extras):
+        for text in dist.requires or ():
+            req = Requirement(text)
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in extras or {""}):
+                yield req
+
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    top = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["run"]]
+    found, todo, missing = {}, [(None, set())], []
+    while todo:
+        dist, extras = todo.pop()
+        # the checkout's pyproject.toml says what dpmask[run] requires (an installed dpmask's
+        # metadata may be older than the checkout)
+        for req in (top if dist is None else requirements(dist, extras)):
+            key = (canonicalize_name(req.name), frozenset(req.extras))
+            if key in found:
+                continue
+            try:
+                sub = metadata.distribution(req.name)
+            except metadata.PackageNotFoundError:
+                missing.append(req.name)
+                continue
+            found[key] = sub
+            todo.append((sub, set(req.extras)))
+    assert not missing, f"dpmask[run] needs what this environment lacks: {sorted(set(missing))}"
+    by_name = {canonicalize_name(d.metadata["Name"]): d for d in found.values()}
+    return [by_name[k] for k in sorted(by_name)]
+
+
+def _environment_of(dists, venv, package):
+    """A new virtual environment at *venv* whose site-packages holds the files of *dists* (linked
+    from this environment, no download: the tests stay offline) and the folder *package*."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    for dist in dists:
+        for rel in dist.files or ():
+            source = Path(dist.locate_file(rel))
+            if ".." in rel.parts or not source.is_file() or "__pycache__" in rel.parts:
+                continue  # scripts in bin/ and data outside site-packages: the notebooks need none
+            target = site / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                target.symlink_to(source)
+    (site / package.name).symlink_to(package, target_is_directory=True)
+    return venv / "bin" / "python"
+
+
 @pytest.mark.slow
 def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_path, monkeypatch):
-    """In a virtual environment holding only what the install cell installs (``dpmask[run]``,
-    here from this checkout instead of the repository URL), the portable notebooks of
-    :data:`FRESH_RUN` run top to bottom (nbclient) and glue the values the book printed.
+    """In a new virtual environment holding only what the install cell installs (``dpmask[run]``
+    and what it requires, linked from this environment instead of downloaded, so the test stays
+    offline; the package from a copy of this checkout), the portable notebooks of :data:`FRESH_RUN`
+    run top to bottom (nbclient) and glue the values the book printed.
 
     Detects: a chapter that needs myst_nb or a test-only package, a package missing from the run
-    extra, an install cell that fails."""
+    extra, an install cell that fails where ``dpmask`` imports."""
+    import shutil
+
     import nbclient
     import nbformat
 
     sys.path.insert(0, str(ROOT / "_ext"))
     from executed import glued_values
 
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    py = str(venv / "bin" / "python")
-    # the install cell's command, with a copy of the checkout's package in place of git+URL@branch
-    # (pip builds a local folder in place, leaving build/ behind: not in the checkout)
-    import shutil
-
-    src = tmp_path / "src"
-    shutil.copytree(ROOT / "dpmask", src / "dpmask", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, src / name)
-    res = subprocess.run([py, "-m", "pip", "install", "--quiet", f"{src}[run]"], capture_output=True, text=True, timeout=1800)
-    assert res.returncode == 0, res.stderr[-3000:]
+    dists = _run_closure()
+    names = {d.metadata["Name"].lower().replace("_", "-") for d in dists}
+    assert "dp-accounting" in names and "myst-nb" not in names and "pytest" not in names, sorted(names)
+    package = tmp_path / "src" / "dpmask"
+    shutil.copytree(ROOT / "dpmask", package, ignore=shutil.ignore_patterns("__pycache__"))
+    py = str(_environment_of(dists, tmp_path / "venv", package))
+    probe = subprocess.run([py, "-c", "import dpmask, dp_accounting, ipykernel; import myst_nb"], capture_output=True, text=True)
+    assert "No module named 'myst_nb'" in probe.stderr, ("the fresh environment must hold dpmask[run] and not myst_nb", probe.stderr)
     subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(tmp_path / "k"), "--name", "dpmask-fresh"],
                    check=True, capture_output=True, timeout=300)
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "k" / "share" / "jupyter"))
-    probe = subprocess.run([py, "-c", "import myst_nb"], capture_output=True)
-    assert probe.returncode != 0, "the fresh environment must not hold myst_nb"
     for stem in FRESH_RUN:
         path = portable_notebooks / "full" / "chapters" / f"{stem}.ipynb"
         nb = nbformat.read(str(path), as_version=4)
@@ -508,6 +563,26 @@ def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_p
         differ = {k: (book[k], run[k]) for k in book if book[k] != run[k] and not (
             isinstance(book[k], float) and abs(book[k] - run[k]) <= 1e-9 * max(1.0, abs(book[k])))}
         assert not differ, f"{stem}: the fresh run glued other values: {dict(list(differ.items())[:10])}"
+
+
+def test_the_fresh_environment_holds_the_run_extra_and_nothing_of_the_book(tmp_path):
+    """The environment the slow test above runs the notebooks in: what ``dpmask[run]`` requires is
+    importable there, what only the book or the tests need is not (planted: a closure that forgot
+    the extra lacks dp_accounting)."""
+    dists = _run_closure()
+    package = tmp_path / "src" / "dpmask"
+    shutil_copy = __import__("shutil").copytree
+    shutil_copy(ROOT / "dpmask", package, ignore=__import__("shutil").ignore_patterns("__pycache__"))
+    py = str(_environment_of(dists, tmp_path / "venv", package))
+
+    def imports(module):
+        return subprocess.run([py, "-c", f"import {module}"], capture_output=True, timeout=300).returncode == 0
+
+    assert imports("dpmask.book") and imports("dp_accounting") and imports("statsmodels.api")
+    assert not imports("myst_nb") and not imports("pytest") and not imports("jupyter_book")
+    no_extra = [d for d in dists if d.metadata["Name"].lower().replace("_", "-") != "dp-accounting"]
+    py2 = str(_environment_of(no_extra, tmp_path / "venv2", package))
+    assert subprocess.run([py2, "-c", "import dp_accounting"], capture_output=True).returncode != 0
 
 
 # --- where a student finds them ------------------------------------------------------------------

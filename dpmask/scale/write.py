@@ -327,8 +327,9 @@ class _ZarrRowWriter:
     ``mode="r+"``, which fails once the metadata is gone, and checks again
     *after* writing its chunk: Zarr creates missing directories when it
     writes, so a chunk that lands after the clean-up would recreate the
-    temporary store, and the task then removes it itself.  Every write is
-    followed by its own check, so nothing is left behind.
+    temporary store, and the task then removes it itself.  Every write, and
+    every failed open or write, is followed by its own check, so nothing is
+    left behind.
     """
 
     def __init__(self, path):
@@ -337,10 +338,26 @@ class _ZarrRowWriter:
     def __setitem__(self, key, value):
         import zarr
 
-        zarr.open_array(store=self.path, mode="r+")[key] = value
-        if not os.path.exists(os.path.join(self.path, _ZARR_META)):
-            shutil.rmtree(self.path, ignore_errors=True)
+        try:
+            zarr.open_array(store=self.path, mode="r+")[key] = value
+        except BaseException:
+            self._clear_if_abandoned()
+            raise
+        if self._clear_if_abandoned():
             raise FileNotFoundError(f"the write to {self.path} was abandoned")
+
+    def _clear_if_abandoned(self):
+        """Remove the temporary store if its metadata is gone; True if it was.
+
+        Opening a store for writing creates its directory (zarr's ``LocalStore``
+        makes its root), so a task that starts after the clean-up recreates the
+        temporary directory even when the open then fails for want of metadata:
+        the check runs after a failed write as after a successful one.
+        """
+        if os.path.exists(os.path.join(self.path, _ZARR_META)):
+            return False
+        shutil.rmtree(self.path, ignore_errors=True)
+        return True
 
 
 def _abandon_zarr(tmp):
