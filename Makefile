@@ -77,9 +77,14 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(PYTEST) -n 2 -m "not (notebook or book or browser or cluster or slow or live or publish or heavy)"
 
-# The checks too long for `make test` (each says in its docstring or mark what it detects).
+# The checks too long for `make test` (each says in its docstring or mark what it detects), in two
+# lanes as `make test` runs (tests/lanes.py): what reads or builds the book (the keyboard walk, the
+# portable notebooks, the student edition and the PDFs) in one, JupyterLab, the domain walk, the
+# threads and the rest in the other.  Both read the built book, so it is built first if missing
+# (one build, not one per lane).
 test-slow: $(STAMP)
-	$(PYTEST) -m "slow or live" --durations=40
+	@test -f _build/html/index.html || $(MAKE) book
+	$(LANES) "(slow or live) and (book or publish)" "(slow or live) and not (book or publish)" -- --durations=25
 
 # Mutation testing of the functions that return a privacy number (issue 32; not part of `make
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged
