@@ -8,9 +8,11 @@ one slider move is counted with ``sys.setprofile`` (the count of calls, not a ti
 
 * no explorer enters ``check_eps`` more than three times per move (its door may check eps for each
   theorem it combines, in the order the public functions would);
-* the noise, block, tightness and rivals explorers call no public function of the families
-  (``dpmask.paper``, ``dpmask.exact``, ``dpmask.rivals``) during an update, only their cores: their
-  doors (``noise_numbers``, ...) check everything once.
+* no explorer calls a public function of the families (``dpmask.paper``, ``dpmask.exact``,
+  ``dpmask.rivals``) during an update, only their cores: its door (``noise_numbers``,
+  ``gq_numbers``, ...) checks everything once.  (The G_q explorer entered ``log_G`` four to six
+  times and ``log_ratio_bound`` once per move, each checking q and t again, until it called
+  ``paper.gq``'s cores.)
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 FAMILIES = ("dpmask.paper", "dpmask.exact", "dpmask.rivals")
-NO_FAMILY_CHECKS = ("noise_explorer", "block_explorer", "tightness_explorer", "rivals_explorer")
+EXPLORERS = ("noise_explorer", "gq_explorer", "block_explorer", "inference_explorer", "tightness_explorer",
+             "rivals_explorer")
 
 
 def public_functions():
@@ -78,8 +81,7 @@ def test_the_count_sees_a_public_call():
     assert eps_calls == 0 and not entered
 
 
-@pytest.mark.parametrize("name", ["noise_explorer", "gq_explorer", "block_explorer", "inference_explorer",
-                                  "tightness_explorer", "rivals_explorer"])
+@pytest.mark.parametrize("name", EXPLORERS)
 def test_an_update_checks_at_its_door_only(name):
     import matplotlib
 
@@ -101,5 +103,31 @@ def test_an_update_checks_at_its_door_only(name):
 
         eps_calls, entered = validation_calls(move)
         assert eps_calls <= 3, (name, value, eps_calls, dict(entered))
-        if name in NO_FAMILY_CHECKS:
-            assert not entered, (name, value, dict(entered))
+        assert not entered, (name, value, dict(entered))
+
+
+def test_a_planted_public_call_in_an_update_is_counted(monkeypatch):
+    """The G_q explorer's update made to call the public ``log_G`` again (as before issue 30) is seen."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from dpmask.paper import gq
+    from dpmask.widgets import gq as gq_widget
+
+    monkeypatch.setattr(gq, "_log_G", gq.log_G)
+    gq_widget._curves.cache_clear()
+    _, entered = validation_calls(lambda: gq_widget.gq_numbers(7, 0.5, 2.5))
+    assert entered["dpmask.paper.gq.log_G"] == 2
+
+
+def test_the_g_q_cores_give_what_the_public_functions_give():
+    import numpy as np
+
+    from dpmask.paper import gq
+
+    q = np.array([1.0, 2.0, 7.5, 40.0, 1e6])
+    t = np.array([0.0, 1e-8, 3.0, 60.0, 1e7])
+    assert np.array_equal(gq._log_G(q, t), gq.log_G(q, t))
+    assert gq._log_G(3.0, 2.0) == gq.log_G(3, 2.0) and isinstance(gq._log_G(3.0, 2.0), float)
+    assert np.array_equal(gq._log_G(5.0, t), gq.log_G(5.0, t))
+    assert np.array_equal(gq._log_ratio_bound(q, t, t[::-1]), gq.log_ratio_bound(q, t, t[::-1]))

@@ -419,6 +419,13 @@ def log_G(q, t):
     return scalar_or_array(_log_g_array(q, t))
 
 
+def _log_G(q, t):
+    """:func:`log_G` without its checks, for callers that have checked q and t already
+    (the G_q explorer's door, ``dpmask.widgets.gq.gq_numbers``): floats or arrays in the domain."""
+    q, t = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(t, dtype=float))
+    return scalar_or_array(_log_g_array(np.array(q), np.array(t)))
+
+
 def G(q, t):
     r""":math:`G_q(t) = \int_{-1}^{1} e^{tu}(1-u^2)^{(q-2)/2}\,du` (Lemma 5.4).
 
@@ -617,8 +624,13 @@ def log_ratio_bound(q, t1, t2):
     t1 = _check_t(t1, "t1")
     t2 = _check_t(t2, "t2")
     q, t1, t2 = broadcast_named(q=q, t1=t1, t2=t2)
+    return scalar_or_array(_log_ratio_bound(q, t1, t2))
+
+
+def _log_ratio_bound(q, t1, t2):
+    """:func:`log_ratio_bound` without its checks (arguments already checked, broadcastable)."""
     with np.errstate(over="ignore"):  # +inf only where the bound exceeds the float range
-        return scalar_or_array(np.abs(t1 - t2) * (t1 + t2) / (2.0 * q))
+        return np.abs(t1 - t2) * (t1 + t2) / (2.0 * q)
 
 
 def ratio_bound(q, t1, t2):

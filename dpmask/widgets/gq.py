@@ -32,14 +32,18 @@ def gq_numbers(q, t1, t2):
         range), ``ratio`` = exp(log_ratio), ``bound`` = exp(log_bound) (inf if
         it overflows) and ``holds`` (log_ratio <= log_bound, up to rounding).
     """
-    from ..paper.gq import log_G, log_ratio_bound
+    from ..paper.gq import _check_q, _check_t, _log_G, _log_ratio_bound
 
     for name, value in (("q", q), ("t1", t1), ("t2", t2)):
         check_scalar(value, name)
-    log_bound = float(log_ratio_bound(q, t1, t2))  # validates q, t1, t2 (names the argument)
-    log_ratio = float(log_G(q, t2) - log_G(q, t1))
+    # the door: q, t1, t2 checked once, as log_G and log_ratio_bound check them (naming the
+    # argument); the cores below repeat no check
+    q, t1, t2 = float(_check_q(q)), float(_check_t(t1, "t1")), float(_check_t(t2, "t2"))
+    log_bound = float(_log_ratio_bound(q, t1, t2))
+    log_g1, log_g2 = float(_log_G(q, t1)), float(_log_G(q, t2))
+    log_ratio = log_g2 - log_g1
     # log_G has relative error <= 1e-12 in each term: allow that much on each side
-    slack = 1e-12 * (abs(float(log_G(q, t2))) + abs(float(log_G(q, t1)))) + 1e-300
+    slack = 1e-12 * (abs(log_g2) + abs(log_g1)) + 1e-300
     return {
         "log_ratio": log_ratio,
         "log_bound": log_bound,
@@ -61,11 +65,12 @@ def _t_max(t1, t2):
 
 @functools.lru_cache(maxsize=256)
 def _curves(q, t1, t_max):
-    """Both log ratios against t for one (q, t1) up to t_max: the t2 slider only moves the marker."""
-    from ..paper.gq import log_G
+    """Both log ratios against t for one (q, t1) up to t_max: the t2 slider only moves the marker.
+    Called with what :func:`gq_numbers` has just checked, so it uses the unchecked core."""
+    from ..paper.gq import _log_G
 
     t = np.linspace(0.0, t_max, 200)
-    return t, np.asarray(log_G(q, t)) - float(log_G(q, t1)), np.abs(t**2 - t1**2) / (2.0 * q)
+    return t, np.asarray(_log_G(q, t)) - float(_log_G(q, t1)), np.abs(t**2 - t1**2) / (2.0 * q)
 
 
 class _Plot(LivePlot):
