@@ -25,6 +25,9 @@ the tables the JupyterLab links use) and the citation table of the JupyterLab ex
   (:func:`book_config.site_url`);
 - every figure of :func:`dpmask.book.show_figure` as a markdown cell after its code cell, the
   image an attachment with the book's alt text, then the book's number and caption;
+- after every explorer (an ipywidgets output), a markdown cell saying where it moves and, for the
+  viewers where it cannot, its plot at the settings in its code (from the saved widget state),
+  alt text naming those settings; the widget output's plain-text form a sentence, not the repr;
 - solutions (full edition) in ``<details><summary>Solution to Exercise 3.1</summary>``; a
   solution's code cells collapsed;
 - the code the book hides collapsed for JupyterLab and VS Code (``jupyter.source_hidden``) and
@@ -55,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from book_config import ROOT, repository, site_url  # noqa: E402
 
 EDITIONS = ("full", "students")
-MARKER = "dpmask_portable"  # cell metadata: {"source_cell": i} or {"inserted": "install" | "figure"}
+MARKER = "dpmask_portable"  # cell metadata: {"source_cell": i} or {"inserted": "install" | "figure" | "explorer"}
 
 _EVAL = re.compile(r"\{eval\}(`+)(?P<expr>.*?)\1(?!`)", re.S)
 _OPEN = re.compile(r"^(?P<ind>[ \t]*)(?P<fence>`{3,}|:{3,})[ \t]*(?:\{(?P<name>[\w:-]+)\})?(?P<arg>[^\n]*)$")
@@ -362,6 +365,59 @@ def _figure_cell(data: str, opts: dict, body: str, conv: Converter) -> dict:
     }
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# what a viewer that cannot run widgets shows for an explorer: this sentence, then its figure
+EXPLORER_NOTE = ("*The explorer above moves where this notebook runs with widgets (JupyterLab or VS Code "
+                 "with a kernel, Colab after its first cell). Where it cannot (GitHub, nbviewer, a viewer "
+                 "without a kernel), here is its plot at the settings in its code.*")
+EXPLORER_PLAIN = "An explorer (sliders and a plot): its plot at these settings follows."
+
+
+def _widget_state(nb: dict) -> dict:
+    return ((nb.get("metadata", {}).get("widgets") or {}).get("application/vnd.jupyter.widget-state+json")
+            or {}).get("state", {})
+
+
+def _explorer_parts(state: dict, model_id: str):
+    """(the PNG of the explorer's plot as base64 or None, its settings as "ε = 0.1" strings), read
+    from the saved widget state under the explorer's top box *model_id*, in the order shown."""
+    png, setting, todo, seen = None, [], [model_id], set()
+    while todo:
+        mid = todo.pop(0)
+        if mid in seen or mid not in state:
+            continue
+        seen.add(mid)
+        model = state[mid]
+        name, st = model.get("model_name", ""), model.get("state", {})
+        if name == "ImageModel" and png is None:
+            png = next((b["data"] for b in model.get("buffers", []) if b.get("path") == ["value"]), None)
+        elif name.endswith("SliderModel") and st.get("description"):
+            value = st.get("value")
+            setting.append(f"{st['description']} = {value:g}" if isinstance(value, (int, float)) else st["description"])
+        elif "_options_labels" in st and st.get("index") is not None and st.get("description"):
+            setting.append(f"{st['description']} {st['_options_labels'][st['index']]}")
+        todo.extend(c.removeprefix("IPY_MODEL_") for c in st.get("children", []) if isinstance(c, str))
+    return png, setting
+
+
+def _explorer_cell(nb: dict, view: dict, count: int, conv: Converter) -> dict | None:
+    """The markdown cell after an explorer's code cell: the sentence, then its plot (an attachment
+    with alt text naming its settings); None (and a problem noted) if the state holds no plot."""
+    png, setting = _explorer_parts(_widget_state(nb), view.get("model_id", ""))
+    if png is None:
+        conv.problems.append(f"{conv.stem}: an explorer's saved state holds no plot")
+        return None
+    name = f"explorer-{count}"
+    alt = "Plot of the explorer at its starting setting" + (": " + ", ".join(setting) if setting else "")
+    alt = alt.replace("[", "(").replace("]", ")")
+    return {
+        "cell_type": "markdown",
+        "attachments": {f"{name}.png": {"image/png": png}},
+        "metadata": {MARKER: {"inserted": "explorer", "name": name}},
+        "source": f"{EXPLORER_NOTE}\n\n![{alt}](attachment:{name}.png)\n",
+    }
+
+
 def _fill_evals_none(text: str) -> str:
     if _EVAL.search(text):
         raise ValueError(f"a figure caption still holds an {{eval}}: {text[:80]!r}")
@@ -416,6 +472,7 @@ def convert(nb: dict, stem: str, book: BookTables, values: dict, edition: str, r
                     conv.exercise_titles[m.group("label")] = m.group("title").strip()
     cells = [install_cell(root)]
     inside, exercise, headed = False, None, True
+    explorers = 0
     for index, cell in enumerate(nb["cells"]):
         kind = cell["cell_type"]
         meta = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("user_expressions",)}
@@ -463,6 +520,15 @@ def convert(nb: dict, stem: str, book: BookTables, values: dict, edition: str, r
                 opts = {om.group("key"): om.group("value").strip()
                         for om in map(_OPTION.match, fm.group("opts").strip("\n").split("\n")) if om}
                 figures.append(_figure_cell(fm.group("data"), opts, fm.group("body"), conv))
+            elif WIDGET_VIEW in (out.get("data") or {}):
+                explorers += 1
+                # the widget view where widgets run; elsewhere a sentence (not "VBox(children=...)")
+                # and, in the next cell, the plot the saved state holds
+                out = dict(out, data=dict(out["data"], **{"text/plain": EXPLORER_PLAIN}))
+                outputs.append(out)
+                cell_after = _explorer_cell(nb, out["data"][WIDGET_VIEW], explorers, conv)
+                if cell_after is not None:
+                    figures.append(cell_after)
             else:
                 outputs.append(out)
         new = dict(cell, metadata=meta, outputs=outputs)

@@ -37,6 +37,7 @@ HTML = OUT / "_build" / "html"
 PORTABLE = OUT / "_build" / "portable"
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
 MARKER = "dpmask_portable"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 RAW = re.compile(r"\{(eval|prf:[\w-]+|cite(:\w+)?|eq|ref|numref|doc|figure|math|exercise|solution[\w-]*)\}|^\s*(`{3,}|:{3,})\s*\{", re.M)
 EVAL_ROLE = re.compile(r"\{eval\}(`+)(.*?)\1(?!`)", re.S)
@@ -161,6 +162,11 @@ def screen_problems(nb: dict, truth: dict, keys: set[str] = frozenset()) -> list
             problems.append(f"{where}: a solution in the student edition: {text[:80]!r}")
         if kind == "code" and not truth["solutions"] and "Solution to" in "".join(cell["source"]):
             problems.append(f"{where}: a solution's code in the student edition")
+        if kind == "code" and any(WIDGET_VIEW in (o.get("data") or {}) for o in cell.get("outputs", [])):
+            after = _text(_shown(cells[index + 1], "markdown")) if index + 1 < len(cells) else ""
+            after_imgs = _shown(cells[index + 1], "markdown").select("img[alt]") if index + 1 < len(cells) else []
+            if "explorer above moves" not in after or not [i for i in after_imgs if i["alt"].strip()]:
+                problems.append(f"{where}: an explorer without the sentence and plot for viewers without widgets")
         if kind != "markdown":
             continue
         for img in shown.select("img"):
@@ -391,6 +397,60 @@ def test_a_solution_that_starts_with_code_is_headed_once():
     got = screen_problems(full, dict(truth, numbers={}, headings={"ex-1": "Exercise 3.1"}, figures={},
                                      solution_titles=["Solution to Exercise 3.1"]))
     assert got == [], got
+
+
+def _explorer_notebook():
+    """A notebook whose one code cell shows an explorer, its state saved as the book's build saves it."""
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"1" * 64).decode()
+    model = lambda name, state, **kw: {"model_name": name, "model_module": "@jupyter-widgets/controls",  # noqa: E731
+                                        "model_module_version": "2.0.0", "state": state, **kw}
+    state = {
+        "top": model("VBoxModel", {"children": ["IPY_MODEL_controls", "IPY_MODEL_panel", "IPY_MODEL_plot"]}),
+        "controls": model("VBoxModel", {"children": ["IPY_MODEL_eps", "IPY_MODEL_n"]}),
+        "eps": model("FloatLogSliderModel", {"description": "ε", "value": 0.1}),
+        "n": model("IntSliderModel", {"description": "n", "value": 100}),
+        "panel": model("HTMLModel", {"value": "<table><tr><td>σ</td><td>2.5</td></tr></table>"}),
+        "plot": model("ImageModel", {"format": "png"}, buffers=[{"path": ["value"], "encoding": "base64", "data": png}]),
+    }
+    return {"nbformat": 4, "nbformat_minor": 5, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "widgets.noise_explorer()", "outputs": [
+            {"output_type": "display_data", "metadata": {}, "data": {
+                WIDGET_VIEW: {"model_id": "top", "version_major": 2, "version_minor": 0},
+                "text/plain": "VBox(children=(VBox(children=(FloatLogSlider(value=0.1, ..."}}]}],
+        "metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"version_major": 2, "version_minor": 0,
+                                                                               "state": state}}}}
+
+
+def test_an_explorer_shows_its_plot_and_says_where_it_moves():
+    """Where widgets cannot run (nbconvert, GitHub, nbviewer), an explorer shows a sentence saying
+    where it moves and its plot at the settings of its code, with alt text naming them; its output's
+    plain text is that sentence, not ``VBox(children=...)``.  Planted: the plot cell dropped."""
+    _, _, truth, book = _mini()
+    from portable import convert
+
+    full, notes = convert(_explorer_notebook(), "x", book, {}, "full")
+    assert not notes, notes
+    code = next(c for c in full["cells"] if c["cell_type"] == "code" and "noise_explorer" in c["source"])
+    after = full["cells"][full["cells"].index(code) + 1]
+    assert code["outputs"][0]["data"]["text/plain"].startswith("An explorer")
+    assert "![Plot of the explorer at its starting setting: ε = 0.1, n = 100](attachment:explorer-1.png)" in after["source"]
+    truth = dict(truth, numbers={}, headings={}, figures={}, solution_titles=[])
+    assert screen_problems(full, truth) == []
+    planted = copy.deepcopy(full)
+    planted["cells"].remove(next(c for c in planted["cells"] if (c["metadata"].get(MARKER) or {}).get("inserted") == "explorer"))
+    assert any("explorer without" in p for p in screen_problems(planted, truth))
+
+
+def test_an_explorer_whose_state_holds_no_plot_is_reported():
+    _, _, _, book = _mini()
+    from portable import convert
+
+    nb = _explorer_notebook()
+    del nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]["plot"]
+    _, notes = convert(nb, "x", book, {}, "full")
+    assert notes == ["x: an explorer's saved state holds no plot"]
 
 
 def test_a_proof_without_its_end_is_caught():
