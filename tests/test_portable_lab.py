@@ -41,6 +41,7 @@ import os
 import re
 import shutil
 import struct
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -320,11 +321,7 @@ def _mini():
         assert fake in text
         return json.loads(text.replace(fake, _png()))
 
-    sys_path_ext = str(ROOT / "_ext")
-    import sys
-
-    if sys_path_ext not in sys.path:
-        sys.path.insert(0, sys_path_ext)
+    sys.path.insert(0, str(ROOT / "_ext"))
     from portable import convert
     from solutions import strip_solutions
 
@@ -391,8 +388,6 @@ def test_a_number_that_starts_a_line_stays_in_its_sentence_in_jupyterlab(lab_pag
     """marked (JupyterLab) starts an ordered list at a line "12. The ..." even inside a paragraph,
     where nbconvert's mistune does not: a number the portable notebook prints there must stay
     text (found in concordance, item 3: "more in 12. The true masked requirement ...")."""
-    import sys
-
     sys.path.insert(0, str(ROOT / "_ext"))
     from portable import convert
 
