@@ -129,7 +129,14 @@ def _fill_evals(text: str, values: dict) -> str:
         key = em.group("key")
         if key not in values:
             raise KeyError(f"{expr!r}: nothing was glued under {key!r}")
-        return format_glued(values[key], em.group("spec") or "")
+        shown = format_glued(values[key], em.group("spec") or "")
+        # A whole number that starts a line and is followed by "." or ")" would start an ordered
+        # list in marked (JupyterLab): "more in\n12. The" drew "12" as a list marker and cut the
+        # sentence.  Escaping the punctuation keeps it text in every CommonMark viewer.
+        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if not line.strip() and shown.isdigit() and m.string[m.end() : m.end() + 1] in (".", ")"):
+            shown += "\\"
+        return shown
 
     return _EVAL.sub(one, text)
 

@@ -386,3 +386,14 @@ def built_book(request):
         pytest.fail(f"the build executed again notebooks that nbval had just run: {again} (their "
                     "jupyter-cache entry did not match, or their execution mode is not `cache`)")
     return log
+
+
+# The portable notebooks (issue 29), once per session for every module that reads them
+# (tests/test_portable.py through nbconvert, tests/test_portable_lab.py in JupyterLab).
+@pytest.fixture(scope="session")
+def portable_notebooks(built_book):
+    """The build step of `make book` (``_ext/portable.py``), run on the book just built."""
+    res = subprocess.run([sys.executable, str(ROOT / "_ext" / "portable.py")], capture_output=True, text=True,
+                         cwd=ROOT, timeout=1200)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return OUT / "_build" / "portable"

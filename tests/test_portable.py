@@ -139,10 +139,13 @@ def book_truth(stem: str, edition: str, html: Path = HTML) -> dict:
 # --- the check -----------------------------------------------------------------------------------
 
 
-def screen_problems(nb: dict, truth: dict, keys: set[str] = frozenset()) -> list[str]:
-    """Everything the rendered notebook shows that the book does not (empty: it reads as the book)."""
+def screen_problems(nb: dict, truth: dict, keys: set[str] = frozenset(), cells=None) -> list[str]:
+    """Everything the rendered notebook shows that the book does not (empty: it reads as the book).
+
+    *cells*: one element per cell of what a viewer drew (default: nbconvert's :func:`render`;
+    tests/test_portable_lab.py passes JupyterLab's DOM)."""
     problems = []
-    cells = render(nb)
+    cells = render(nb) if cells is None else cells
     keys_re = re.compile(r"\b(" + "|".join(map(re.escape, sorted(keys))) + r")\b") if keys else None
     seen_numbers, labels_seen, figures_seen = set(), {}, {}
     proofs = ends = 0
@@ -231,13 +234,7 @@ def screen_problems(nb: dict, truth: dict, keys: set[str] = frozenset()) -> list
 # --- against the built book ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def portable_notebooks(built_book):
-    """The build step of `make book` (``_ext/portable.py``), run on the book just built."""
-    res = subprocess.run([sys.executable, str(ROOT / "_ext" / "portable.py")], capture_output=True, text=True,
-                         cwd=ROOT, timeout=1200)
-    assert res.returncode == 0, res.stdout + res.stderr
-    return PORTABLE
+# ``portable_notebooks`` (tests/conftest.py): the build step of `make book`, run once per session.
 
 
 def _reads_as_the_book(portable, stem, edition):
