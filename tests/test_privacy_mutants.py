@@ -537,3 +537,152 @@ def test_sigma_low_large_n_names_the_arguments_that_do_not_broadcast():
     with pytest.raises(ValueError) as info:
         gram.sigma_low_large_n(0.1, 0.01, np.full(3, 100.0), np.array([1, 2]))
     assert "shapes eps, delta, p (2,), n (3,)" in str(info.value)
+
+
+# --------------------------------------------------------------------------- Theorem 3.4 (Setting B)
+
+
+def mp_ncx2_sf(x, df, nc, cdf=False):
+    """P[T > x] (or P[T <= x]), T ~ chi2_df(nc): the Poisson mixture of central laws, in mpmath."""
+    with mp.workdps(40):
+        x, df, half = mp.mpf(x), mp.mpf(df), mp.mpf(nc) / 2
+        if x <= 0:
+            return mp.mpf(0) if cdf else mp.mpf(1)
+        total, j, weight = mp.mpf(0), 0, mp.exp(-half)
+        while True:
+            a = df / 2 + j
+            term = weight * (mp.gammainc(a, 0, x / 2, regularized=True) if cdf
+                             else mp.gammainc(a, x / 2, mp.inf, regularized=True))
+            total += term
+            if j > half and (term == 0 or term < total * mp.mpf(10) ** -45):
+                return total
+            j += 1
+            weight *= half / j
+
+
+def mp_g_tail(sigma, eps, delta, n, p, corrected=False):
+    """P[T > x(sigma)] for Theorem 3.4: g(sigma) <= 0 exactly when it is <= delta."""
+    with mp.workdps(40):
+        s = mp.mpf(sigma) ** 2
+        c = (2 * mp.sqrt(p) + 1) / (2 * (n - p - (1 if corrected else 0)))
+        x = (s * mp.mpf(eps) - mp.sqrt(p)) / c
+        return mp_ncx2_sf(x, 2 * (n - p), p / s)
+
+
+# eps, delta, n, p, corrected: delta on both sides of 1/2 (the tail's two branches), n - p from 1 up
+SIGMA_B_POINTS = [(0.1, 0.01, 100, 1, False), (1.0, 1e-5, 10**4, 5, False), (0.5, 1e-12, 2000, 64, False),
+                  (1e-3, 1e-300, 50, 2, False), (3.0, 0.3, 10, 9, False), (0.2, 0.9, 30, 3, False),
+                  (0.1, 0.01, 100, 1, True), (2.0, 0.7, 12, 10, True)]
+
+
+@pytest.mark.parametrize("eps, delta, n, p, corrected", SIGMA_B_POINTS)
+def test_sigma_b_is_sufficient_and_tight(eps, delta, n, p, corrected):
+    sigma = bounds.sigma_b(eps, delta, n, p, corrected=corrected)
+    assert mp_g_tail(sigma, eps, delta, n, p, corrected) <= delta                 # sufficient
+    assert mp_g_tail(sigma * (1 - 1e-8), eps, delta, n, p, corrected) > delta     # within 1e-8 of the root
+    assert bounds._sigma_b(eps, delta, n, p, corrected) == sigma
+    assert bounds.g_b(sigma, eps, delta, n, p, corrected=corrected) <= 1e-12 * sigma**2 * eps   # its rounding
+    assert bounds.g_b(sigma * (1 - 1e-8), eps, delta, n, p, corrected=corrected) > 0
+
+
+def mp_ncx2_isf(delta, df, nc):
+    """Upper delta-quantile of chi2_df(nc), solved in mpmath."""
+    with mp.workdps(40):
+        guess = mp.mpf(float(stats.ncx2.isf(delta, df, nc)) if nc > 0 else float(stats.chi2.isf(delta, df)))
+        lower = delta > 0.5
+        target = (1 - mp.mpf(delta)) if lower else mp.mpf(delta)
+        return mp.findroot(lambda x: mp.log(mp_ncx2_sf(x, df, nc, cdf=lower)) - mp.log(target), guess)
+
+
+@pytest.mark.parametrize("delta, df, nc", [(0.01, 198, 0.02), (1e-5, 19990, 0.6), (1e-12, 3872, 1.3),
+                                           (1e-300, 96, 1e-4), (0.3, 2, 9.0), (0.9, 54, 0.2), (0.6, 10, 40.0)])
+def test_ncx2_upper_quantile_is_never_below_the_true_one(delta, df, nc):
+    got = float(bounds._ncx2_isf_upper(delta, df, nc))
+    true = mp_ncx2_isf(delta, df, nc)
+    assert got >= true and rel(got, true) < 1e-9
+    # g_b is that quantile times the coefficient, plus sqrt(p) - sigma^2 eps (p = 2, sigma from nc)
+    n, p = df / 2 + 2, 2
+    sigma = math.sqrt(p / nc)
+    g = bounds.g_b(sigma, 0.1, delta, n, p)
+    truth = (2 * math.sqrt(p) + 1) / (2 * (n - p)) * true + math.sqrt(p) - sigma**2 * 0.1
+    assert g >= truth - 1e-12 * abs(truth) and abs(g - truth) < 1e-9 * (abs(truth) + float(true))
+
+
+def test_birge_bounds_are_lemma_8_1():
+    df, nc = np.array([10.0, 1e3, 3e9]), np.array([0.5, 2e6, 7.0])
+    for log_d in (-0.5, -30.0, -600.0):
+        y = -log_d
+        x = df + nc + 2 * np.sqrt((df + 2 * nc) * y) + 2 * y
+        assert np.allclose(bounds._birge_quantile(log_d, df, nc), x, rtol=1e-15)
+        assert np.allclose(bounds._birge_log_tail(x, df, nc), log_d, rtol=1e-12)
+    assert np.all(bounds._birge_log_tail(df + nc - 1.0, df, nc) == 0.0)        # below the mean: the bound 1
+    # a bound: never below the true tail (scipy's noncentral law, where it is accurate)
+    for x in (15.0, 40.0, 80.0):
+        assert bounds._birge_log_tail(x, 10.0, 0.5) >= stats.ncx2.logsf(x, 10.0, 0.5)
+
+
+def mp_birge_sigma(eps, delta, n, p):
+    """sigma^2 eps = c B(delta; 2(n - p), p/sigma^2) + sqrt(p), B Birge's quantile bound: solved in mpmath."""
+    with mp.workdps(40):
+        e, y, k = mp.mpf(eps), -mp.log(delta), 2 * (mp.mpf(n) - p)
+        c = (2 * mp.sqrt(p) + 1) / (2 * (mp.mpf(n) - p))
+
+        def f(s):
+            lam = p / s
+            return c * (k + lam + 2 * mp.sqrt((k + 2 * lam) * y) + 2 * y) + mp.sqrt(p) - s * e
+
+        return mp.sqrt(mp.findroot(f, (mp.sqrt(p) / e, 10 * (c * (k + 4 * y) + mp.sqrt(p)) / e), solver="anderson"))
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 1e-5, 10**10, 2), (1e-3, 0.01, 2**53, 64), (2.0, 0.8, 5e9, 1)])
+def test_sigma_b_beyond_the_accurate_tail_is_birges_root(eps, delta, n, p):
+    sigma = bounds.sigma_b(eps, delta, n, p)
+    true = mp_birge_sigma(eps, delta, n, p) if delta <= 0.5 else None
+    if true is not None:
+        assert sigma >= true and rel(sigma, true) < 1e-9
+    else:   # the lower branch: log(1 - delta) against log(1 - e^bound); at least the central quantile's root
+        assert sigma**2 * eps >= (2 * math.sqrt(p) + 1) / (2 * (n - p)) * 2 * (n - p) + math.sqrt(p)
+
+
+def test_sigma_b_large_noncentrality_uses_the_bound():
+    # eps large, n small: p/sigma^2 above 1e6 would need sigma < 1e-3; at eps = 1e4, sigma ~ 0.03 (nc ~ 2e3)
+    eps, delta, n, p = 1e4, 1e-3, 3, 2
+    sigma = bounds.sigma_b(eps, delta, n, p)
+    assert mp_g_tail(sigma, eps, delta, n, p) <= delta
+    assert mp_g_tail(sigma * (1 - 1e-8), eps, delta, n, p) > delta
+
+
+def test_gaussian_upper_quantile_is_the_normal_isf():
+    for d in (0.01, 1e-300, 0.97):
+        assert rel(bounds.gaussian_upper_quantile(d), mp_isf(d)) < 1e-14
+    assert abs(bounds.gaussian_upper_quantile(0.5)) < 1e-16
+    out = bounds.gaussian_upper_quantile(np.array([0.01, 0.2]))
+    assert out.shape == (2,) and rel(out[1], mp_isf(0.2)) < 1e-14
+
+
+def test_sigma_b_block_is_sigma_b_at_the_smallest_block():
+    sigma = bounds.sigma_b_block(0.5, 1e-5, [300, 40, 4000], 3)
+    assert mp_g_tail(sigma, 0.5, 1e-5, 40, 3) <= 1e-5 < mp_g_tail(sigma * (1 - 1e-8), 0.5, 1e-5, 40, 3)
+    corr = bounds.sigma_b_block(0.5, 1e-5, [300, 40, 4000], 3, corrected=True)
+    assert mp_g_tail(corr, 0.5, 1e-5, 40, 3, True) <= 1e-5 < mp_g_tail(corr * (1 - 1e-8), 0.5, 1e-5, 40, 3, True)
+    with pytest.raises(TypeError, match="corrected"):
+        bounds.sigma_b_block(0.5, 1e-5, [300, 40], 3, corrected=1)
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 100, 1), (0.9, 1e-5, 10**4, 5), (0.5, 0.3, 20, 9),
+                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**6, 3)])
+def test_sufficient_sigma_is_the_smaller_theorem(eps, delta, n, p):
+    with mp.workdps(DPS):
+        g = mp_isf(delta)
+        a = g / eps * (1 + 1 / (2 * g**2)) if (eps < 1 and delta < 0.5) else mp.inf
+    b = bounds.sigma_b(eps, delta, n, p)
+    for setting in ("B", "C", "b"):
+        got = bounds.sufficient_sigma(eps, delta, n, p, setting)
+        assert rel(got, min(mp.mpf(b), a)) < 1e-14 if a < mp.inf else got == b
+    if a < mp.inf:
+        assert rel(bounds.sufficient_sigma(eps, delta, n, p, "A"), a) < 1e-14
+    else:
+        with pytest.raises(ValueError):
+            bounds.sufficient_sigma(eps, delta, n, p, "A")
+    with pytest.raises(ValueError, match="setting"):
+        bounds.sufficient_sigma(eps, delta, n, p, "D")
