@@ -686,3 +686,110 @@ def test_sufficient_sigma_is_the_smaller_theorem(eps, delta, n, p):
             bounds.sufficient_sigma(eps, delta, n, p, "A")
     with pytest.raises(ValueError, match="setting"):
         bounds.sufficient_sigma(eps, delta, n, p, "D")
+
+
+# --------------------------------------------------------------------------- the JL release
+
+
+def mp_chi2(x, r, upper):
+    with mp.workdps(50):
+        x = mp.mpf(x) / 2
+        return mp.gammainc(mp.mpf(r) / 2, x, mp.inf, regularized=True) if upper else \
+            mp.gammainc(mp.mpf(r) / 2, 0, x, regularized=True)
+
+
+def mp_delta_up(eps, mu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r: (P(Q < q) - e^eps P(Q < q/(1 + mu)), Q ~ chi2_r), and the two terms."""
+    with mp.workdps(50):
+        e, mu = mp.mpf(eps), mp.mpf(mu)
+        q = (r * mp.log1p(mu) - 2 * e) * (1 + mu) / mu
+        if q <= 0:
+            return mp.mpf(0), mp.mpf(0)
+        a, b = mp_chi2(q, r, False), mp.exp(e) * mp_chi2(q / (1 + mu), r, False)
+        return a - b, a + b
+
+
+def mp_delta_down(eps, nu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r: P(Q > q) - e^eps P(Q > q/(1 - nu)), and the two terms."""
+    with mp.workdps(50):
+        e, nu = mp.mpf(eps), mp.mpf(nu)
+        q = (2 * e - r * mp.log1p(-nu)) * (1 - nu) / nu
+        a, b = mp_chi2(q, r, True), mp.exp(e) * mp_chi2(q / (1 - nu), r, True)
+        return a - b, a + b
+
+
+def mp_jl_delta(eps, w, r, p):
+    """jl_delta's quantity: the worse end of the arc of radius rho = (2 sqrt(p) - 1)/w^2 (1 from rho = 1 on)."""
+    with mp.workdps(50):
+        rho = (2 * mp.sqrt(p) - 1) / mp.mpf(w) ** 2
+        if rho >= 1:
+            return mp.mpf(1), mp.mpf(1)
+        return max(mp_delta_down(eps, rho, r), mp_delta_up(eps, rho / (1 - rho), r))
+
+
+def assert_jl_bound(got, truth, terms):
+    """An upper bound within its allowance: 1e-10 of each tail (TAIL_RTOL) plus 1e-9 relative (the rounding of rho)."""
+    floor = max(truth, mp.mpf(jl.DELTA_FLOOR))
+    assert mp.mpf(got) >= min(floor, 1)
+    assert mp.mpf(got) <= min(1, floor * (1 + 1e-9) + 3e-10 * terms), (got, truth, terms)
+
+
+JL_POINTS = [(0.1, 0.01, 100, 2), (1.0, 1e-5, 1000, 5), (0.5, 1e-12, 10**4, 64), (3.0, 0.3, 10, 1),
+             (1e-3, 1e-30, 3000, 2), (10.0, 1e-300, 1, 1), (1e-6, 0.2, 50, 3), (2.0, 1e-100, 2000, 7)]
+
+
+@pytest.mark.parametrize("eps, delta, r, p", JL_POINTS)
+def test_jl_w_is_sufficient_and_tight(eps, delta, r, p):
+    w = jl.jl_w(eps, delta, r, p)
+    assert mp_jl_delta(eps, w, r, p)[0] <= delta                        # sufficient
+    assert mp_jl_delta(eps, w * (1 - 1e-6), r, p)[0] > delta            # and within 1e-6 of the root
+    got = jl.jl_delta(eps, w, r, p)
+    assert got <= delta
+    assert_jl_bound(got, *mp_jl_delta(eps, w, r, p))
+
+
+@pytest.mark.parametrize("eps, w, r, p", [(0.1, 3.0, 100, 2), (1.0, 1.5, 7, 1), (0.01, 40.0, 20000, 5),
+                                          (5.0, 2.0, 1, 3), (1e-6, 10.0, 1000, 64), (0.3, 1.0, 100, 1),
+                                          (0.3, 1.0 + 1e-12, 100, 1), (0.1, 1.2, 100, 2), (1.0, 1e6, 100, 2),
+                                          (1.0, 1e100, 3, 2), (2.0, 6.0, 10**5, 2)])
+def test_jl_delta_is_an_upper_bound_within_its_allowance(eps, w, r, p):
+    assert_jl_bound(jl.jl_delta(eps, w, r, p), *mp_jl_delta(eps, w, r, p))
+
+
+@pytest.mark.parametrize("eps, mu, r", [(0.1, 0.05, 100), (1.0, 3.0, 2), (1e-3, 1e-4, 10**4), (2.0, 0.5, 1),
+                                        (0.5, 0.9, 30), (8.0, 0.01, 1000), (1e-6, 0.3, 5000)])
+def test_jl_rank_one_deltas_are_chi_square_differences(eps, mu, r):
+    assert_jl_bound(jl._delta_up(eps, mu, r), *mp_delta_up(eps, mu, r))
+    nu = mu / (1 + mu)
+    assert_jl_bound(jl._delta_down(eps, nu, r), *mp_delta_down(eps, nu, r))
+    assert_jl_bound(jl.jl_pair_delta(eps, mu, 0.0, r), *mp_delta_up(eps, mu, r))
+    assert_jl_bound(jl.jl_pair_delta(eps, 0.0, -nu, r), *mp_delta_down(eps, nu, r))
+
+
+def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
+    # r = 2: a1 Q1 + a2 Q2 with Q ~ Exp(mean 2), a1 > 0 > a2, has the distribution function in closed form
+    def prob(a1, a2, t):
+        b = -a2
+        return 1 - a1 / (a1 + b) * mp.exp(-t / (2 * a1)) if t >= 0 else b / (a1 + b) * mp.exp(t / (2 * b))
+
+    assert jl.jl_pair_delta(0.5, 0.0, 0.0, 7) == 0.0
+    # (the quadrature is within 2e-9 here, not the 1e-10 jl_pair_delta's docstring says: the kink of its integrand)
+    for eps, mu1, mu2 in [(1.0, 2.0, -0.5), (0.05, 0.1, -0.1)]:
+        with mp.workdps(40):
+            t = 2 * (mp.mpf(2) / 2 * (mp.log1p(mu1) + mp.log1p(mu2)) - eps)
+            true = prob(mu1 / (1 + mu1), mu2 / (1 + mu2), t) - mp.exp(eps) * prob(mu1, mu2, t)
+        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 1e-8
+
+
+@pytest.mark.parametrize("x, r, upper", [(1200.0, 1000, True), (800.0, 1000, False), (2e6 + 2e4, 10**6, True),
+                                         (1e6 - 1e4, 10**6, False), (5e3, 1000, True), (20.0, 10, True),
+                                         (900.0, 1000, True), (1e-3, 3, False)])
+def test_jl_chi2_log_tail_against_mpmath(x, r, upper):
+    assert abs(jl._chi2_log_tail(x, r, upper) - mp.log(mp_chi2(x, r, upper))) < 1e-9
+
+
+def test_jl_as_delta_is_clipped_to_the_reported_range():
+    assert jl._as_delta(math.log(0.3)) == pytest.approx(0.3, rel=1e-15)
+    assert jl._as_delta(-800.0) == 1e-300 and jl._as_delta(-np.inf) == 1e-300
+    assert jl._as_delta(0.5) == 1.0 and jl._as_delta(0.0) == 1.0
+    assert jl._mu_up(0.25) == 0.25 * (1 + 4 * 2.0**-52)
