@@ -24,7 +24,7 @@ from scipy import optimize, stats
 from dpmask import _safe
 from dpmask.exact import gaussian as gc
 from dpmask.paper import bounds
-from dpmask.rivals import gram, jl, ssp, trust, wishart
+from dpmask.rivals import compare, gram, jl, ssp, trust, wishart
 
 DPS = 60
 RNG_SEED = 32
@@ -793,3 +793,73 @@ def test_jl_as_delta_is_clipped_to_the_reported_range():
     assert jl._as_delta(-800.0) == 1e-300 and jl._as_delta(-np.inf) == 1e-300
     assert jl._as_delta(0.5) == 1.0 and jl._as_delta(0.0) == 1.0
     assert jl._mu_up(0.25) == 0.25 * (1 + 4 * 2.0**-52)
+
+
+# --------------------------------------------------------------------------- the comparison's thresholds
+
+
+def test_comparison_thresholds_are_the_books():
+    # module constants are not mutated by mutmut 3: checked here against the values chapter 9 states
+    assert compare.NOT_PD_MAX == 0.01          # an RMSE is reported below a 1 % not-positive-definite rate
+    assert compare.MARGIN_MIN == 5.0           # first order is reported at a margin of 5 or more
+    assert compare.JL_CAP == 100               # jl_best's projection: at most 100 times the data's rows
+    assert compare.N_EXACT_LOW == 10**6        # sigma_low is the exact projection bound up to 10^6 rows
+    assert compare._Z99 == pytest.approx(float(mp_isf(0.01)), rel=1e-14)
+    assert compare._Z975 == pytest.approx(float(mp_isf(0.025)), rel=1e-14)
+
+
+def test_rmse_reported_below_one_percent_not_pd_only():
+    nan = float("nan")
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.0099}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.01}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.5, "not_pd_block": 0.0}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": 0.02}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": 0.005}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd_block": 0.01}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": nan}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5}) == 2.5
+
+
+def _margin_gram():
+    rng = np.random.default_rng(RNG_SEED + 9)
+    X = rng.normal(size=(200, 4)) @ np.diag([1.0, 0.5, 2.0, 1.0])
+    return X.T @ X
+
+
+@pytest.mark.parametrize("kind", ["A", "B0", "Blow", "gram", "gram_table", "wishart", "jl", "jl_always",
+                                  "jl_best", "adassp", "adassp_joint"])
+def test_first_order_margin_is_lambda_min_over_the_noise_sd(kind):
+    # sd(v^T E v) for the bottom unit eigenvector v of H, from each mechanism's noise law:
+    # masking 4 sigma^2 v^T K v + 2 n sigma^4; the rival's symmetric noise tau^2; the Wishart
+    # mechanism's tau^2 = 2 (p + 1) c^2; JL's Wishart average of r rows 2 (v^T G v)^2 / r
+    K, n, eps, delta = _margin_gram(), 200, 0.5, 1e-5
+    k = K.shape[0] - 1
+    level = {"sigma": 0.7, "tau": 3.0, "c": 0.9, "w": 2.5, "r": 40, "test": True,
+             "tau_lambda": 1.3, "tau_gram": 2.2, "tau_cross": 1.1}
+    lam, V = np.linalg.eigh(K[:k, :k])
+    lam0, v = lam[0], V[:, 0]
+    if kind in ("A", "B0", "Blow"):
+        s = level["sigma"]
+        want = lam0 / math.sqrt(4 * s**2 * lam0 + 2 * n * s**4)
+    elif kind in ("gram", "gram_table"):
+        want = lam0 / level["tau"]
+    elif kind == "wishart":
+        want = lam0 / (math.sqrt(2 * (k + 2)) * level["c"])
+    elif kind.startswith("jl"):
+        want = lam0 / (math.sqrt(2 / level["r"]) * (lam0 + level["w"] ** 2))
+    else:   # AdaSSP: the ridge at the 99 % quantile of its noisy lambda_min, from its step-1 budget
+        tl, tg = level["tau_lambda"], level["tau_gram"]
+        lam_noisy = max(lam0 - tl * math.sqrt(math.log(6 / delta)), 0.0) + tl * float(mp_isf(0.01))
+        ridge = max(0.0, tg * math.sqrt(k * math.log(2 * k**2 / 0.05)) - lam_noisy)
+        want = (lam0 + ridge) / tg
+    got = compare.first_order_margin(kind, K, n, eps, delta, level=level)
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_first_order_margin_takes_the_mechanisms_own_noise_by_default():
+    K = _margin_gram()
+    lam0 = np.linalg.eigvalsh(K[:3, :3])[0]
+    assert compare.first_order_margin("gram", K, 200, 0.5, 1e-5) == pytest.approx(
+        lam0 / gram.sigma_gram(0.5, 1e-5, 4), rel=1e-12)
+    with pytest.raises(ValueError, match="kind"):
+        compare.first_order_margin("nope", K, 200, 0.5, 1e-5, level={})
