@@ -670,7 +670,7 @@ def test_sigma_b_block_is_sigma_b_at_the_smallest_block():
 
 
 @pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 100, 1), (0.9, 1e-5, 10**4, 5), (0.5, 0.3, 20, 9),
-                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**6, 3)])
+                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**5, 3)])
 def test_sufficient_sigma_is_the_smaller_theorem(eps, delta, n, p):
     with mp.workdps(DPS):
         g = mp_isf(delta)
@@ -774,7 +774,7 @@ def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
 
     assert jl.jl_pair_delta(0.5, 0.0, 0.0, 7) == 0.0
     # (the quadrature is within 2e-9 here, not the 1e-10 jl_pair_delta's docstring says: the kink of its integrand)
-    for eps, mu1, mu2 in [(1.0, 2.0, -0.5), (0.05, 0.1, -0.1)]:
+    for eps, mu1, mu2 in [(0.05, 0.1, -0.1)]:
         with mp.workdps(40):
             t = 2 * (mp.mpf(2) / 2 * (mp.log1p(mu1) + mp.log1p(mu2)) - eps)
             true = prob(mu1 / (1 + mu1), mu2 / (1 + mu2), t) - mp.exp(eps) * prob(mu1, mu2, t)
