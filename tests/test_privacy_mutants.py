@@ -580,7 +580,7 @@ def test_sigma_b_is_sufficient_and_tight(eps, delta, n, p, corrected):
     sigma = bounds.sigma_b(eps, delta, n, p, corrected=corrected)
     assert mp_g_tail(sigma, eps, delta, n, p, corrected) <= delta                 # sufficient
     assert mp_g_tail(sigma * (1 - 1e-8), eps, delta, n, p, corrected) > delta     # within 1e-8 of the root
-    assert bounds._sigma_b(eps, delta, n, p, corrected) == sigma
+    assert (bounds._sigma_b(eps, delta, n, p, corrected) if corrected else bounds._sigma_b(eps, delta, n, p)) == sigma
     assert bounds.g_b(sigma, eps, delta, n, p, corrected=corrected) <= 1e-12 * sigma**2 * eps   # its rounding
     assert bounds.g_b(sigma * (1 - 1e-8), eps, delta, n, p, corrected=corrected) > 0
 
@@ -595,7 +595,8 @@ def mp_ncx2_isf(delta, df, nc):
 
 
 @pytest.mark.parametrize("delta, df, nc", [(0.01, 198, 0.02), (1e-5, 19990, 0.6), (1e-12, 3872, 1.3),
-                                           (1e-300, 96, 1e-4), (0.3, 2, 9.0), (0.9, 54, 0.2), (0.6, 10, 40.0)])
+                                           (1e-300, 96, 1e-4), (0.3, 2, 9.0), (0.9, 54, 0.2), (0.6, 10, 40.0),
+                                           (0.99, 10, 40.0), (0.95, 2, 0.5)])   # (the last two: the bracket's low end)
 def test_ncx2_upper_quantile_is_never_below_the_true_one(delta, df, nc):
     got = float(bounds._ncx2_isf_upper(delta, df, nc))
     true = mp_ncx2_isf(delta, df, nc)
@@ -616,6 +617,16 @@ def test_birge_bounds_are_lemma_8_1():
         assert np.allclose(bounds._birge_quantile(log_d, df, nc), x, rtol=1e-15)
         assert np.allclose(bounds._birge_log_tail(x, df, nc), log_d, rtol=1e-12)
     assert np.all(bounds._birge_log_tail(df + nc - 1.0, df, nc) == 0.0)        # below the mean: the bound 1
+    x = df + nc + 0.25                                                          # (sqrt(v + 2 (x - m)) - sqrt(v))^2 / 4
+    assert np.allclose(bounds._birge_log_tail(x, df, nc), -(np.sqrt(df + 2 * nc + 0.5) - np.sqrt(df + 2 * nc)) ** 2 / 4,
+                       rtol=1e-12)
+    # the noncentral quantile is Birge's exactly beyond df = 2e9 or nc = 1e6, the accurate one up to there
+    for d, k, lam in [(1e-5, 3e9, 5.0), (0.01, 100.0, 2e6), (0.3, 2.5e9, 2e6)]:
+        assert float(bounds._ncx2_isf_upper(d, k, lam)) == pytest.approx(
+            k + lam + 2 * math.sqrt((k + 2 * lam) * -math.log(d)) + 2 * -math.log(d), rel=1e-15)
+    for d, k, lam in [(1e-5, 2e9, 5.0), (0.01, 100.0, 1e6)]:
+        birge = k + lam + 2 * math.sqrt((k + 2 * lam) * -math.log(d)) + 2 * -math.log(d)
+        assert float(bounds._ncx2_isf_upper(d, k, lam)) < birge * (1 - 1e-7)
     # a bound: never below the true tail (scipy's noncentral law, where it is accurate)
     for x in (15.0, 40.0, 80.0):
         assert bounds._birge_log_tail(x, 10.0, 0.5) >= stats.ncx2.logsf(x, 10.0, 0.5)
@@ -665,17 +676,19 @@ def test_sigma_b_block_is_sigma_b_at_the_smallest_block():
     assert mp_g_tail(sigma, 0.5, 1e-5, 40, 3) <= 1e-5 < mp_g_tail(sigma * (1 - 1e-8), 0.5, 1e-5, 40, 3)
     corr = bounds.sigma_b_block(0.5, 1e-5, [300, 40, 4000], 3, corrected=True)
     assert mp_g_tail(corr, 0.5, 1e-5, 40, 3, True) <= 1e-5 < mp_g_tail(corr * (1 - 1e-8), 0.5, 1e-5, 40, 3, True)
-    with pytest.raises(TypeError, match="corrected"):
+    with pytest.raises(TypeError, match="^corrected"):
         bounds.sigma_b_block(0.5, 1e-5, [300, 40], 3, corrected=1)
 
 
 @pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 100, 1), (0.9, 1e-5, 10**4, 5), (0.5, 0.3, 20, 9),
-                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**5, 3)])
+                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**5, 3),
+                                              (1.0, 0.3, 100, 1), (1.5, 0.3, 100, 1), (0.5, 0.5, 100, 1)])
 def test_sufficient_sigma_is_the_smaller_theorem(eps, delta, n, p):
     with mp.workdps(DPS):
         g = mp_isf(delta)
         a = g / eps * (1 + 1 / (2 * g**2)) if (eps < 1 and delta < 0.5) else mp.inf
     b = bounds.sigma_b(eps, delta, n, p)
+    assert bounds.sufficient_sigma(eps, delta, n, p) == bounds.sufficient_sigma(eps, delta, n, p, "B")   # the default
     for setting in ("B", "C", "b"):
         got = bounds.sufficient_sigma(eps, delta, n, p, setting)
         assert rel(got, min(mp.mpf(b), a)) < 1e-14 if a < mp.inf else got == b
