@@ -458,6 +458,8 @@ def test_jl_budget_halves_both_parameters_for_the_test():
     (lambda: bounds.sigma_b_corollary(1.0, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
     (lambda: bounds.sigma_b_corollary(1.5, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
     (lambda: ssp.cross_sensitivity(0), "k", None),
+    (lambda: bounds.g_b(1e-101, 0.1, 0.01, 100, 1), "sigma", None),
+    (lambda: bounds.g_b(1.01e100, 0.1, 0.01, 100, 1), "sigma", None),
     (lambda: gram.gram_sensitivity(0), "p", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 0.0, 2), "n", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 2.0**54, 2), "n", None),
