@@ -647,14 +647,22 @@ def mp_birge_sigma(eps, delta, n, p):
         return mp.sqrt(mp.findroot(f, (mp.sqrt(p) / e, 10 * (c * (k + 4 * y) + mp.sqrt(p)) / e), solver="anderson"))
 
 
-@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 1e-5, 10**10, 2), (1e-3, 0.01, 2**53, 64), (2.0, 0.8, 5e9, 1)])
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 1e-5, 10**10, 2), (1e-3, 0.01, 2**53, 64), (2.0, 0.8, 5e9, 1),
+                                              (1e4, 1e-5, 10**10, 64), (1e4, 0.8, 10**10, 64)])
 def test_sigma_b_beyond_the_accurate_tail_is_birges_root(eps, delta, n, p):
+    # beyond df = 2e9 the tail is Birge's bound e^-y; for delta > 1/2 it is compared as 1 - delta
+    # against 1 - e^-y, the same root (at eps = 1e4, p = 64 the bracket's end is 4e-6 above it)
     sigma = bounds.sigma_b(eps, delta, n, p)
-    true = mp_birge_sigma(eps, delta, n, p) if delta <= 0.5 else None
-    if true is not None:
-        assert sigma >= true and rel(sigma, true) < 1e-9
-    else:   # the lower branch: log(1 - delta) against log(1 - e^bound); at least the central quantile's root
-        assert sigma**2 * eps >= (2 * math.sqrt(p) + 1) / (2 * (n - p)) * 2 * (n - p) + math.sqrt(p)
+    true = mp_birge_sigma(eps, delta, n, p)
+    assert sigma >= true and rel(sigma, true) < 1e-12
+
+
+def test_sigma_b_switches_to_birge_above_df_2e9_only():
+    eps, delta, p = 0.5, 1e-5, 1
+    at = bounds.sigma_b(eps, delta, 10**9 + 1, p)             # df = 2e9: the accurate tail
+    assert at < mp_birge_sigma(eps, delta, 10**9 + 1, p) * (1 - 1e-7)
+    above = bounds.sigma_b(eps, delta, 10**9 + 2, p)          # df = 2e9 + 2: Birge's bound
+    assert rel(above, mp_birge_sigma(eps, delta, 10**9 + 2, p)) < 1e-12
 
 
 def test_sigma_b_large_noncentrality_uses_the_bound():
