@@ -849,16 +849,18 @@ def _margin_gram():
     return X.T @ X
 
 
-@pytest.mark.parametrize("kind", ["A", "B0", "Blow", "gram", "gram_table", "wishart", "jl", "jl_always",
-                                  "jl_best", "adassp", "adassp_joint"])
-def test_first_order_margin_is_lambda_min_over_the_noise_sd(kind):
+@pytest.mark.parametrize("kind, tau_lambda", [("A", 1.3), ("B0", 1.3), ("Blow", 1.3), ("gram", 1.3),
+                                              ("gram_table", 1.3), ("wishart", 1.3), ("jl", 1.3), ("jl_always", 1.3),
+                                              ("jl_best", 1.3), ("adassp", 1.3), ("adassp_joint", 1.3),
+                                              ("adassp", 20.0), ("adassp", 0.01)])
+def test_first_order_margin_is_lambda_min_over_the_noise_sd(kind, tau_lambda):
     # sd(v^T E v) for the bottom unit eigenvector v of H, from each mechanism's noise law:
     # masking 4 sigma^2 v^T K v + 2 n sigma^4; the rival's symmetric noise tau^2; the Wishart
     # mechanism's tau^2 = 2 (p + 1) c^2; JL's Wishart average of r rows 2 (v^T G v)^2 / r
     K, n, eps, delta = _margin_gram(), 200, 0.5, 1e-5
     k = K.shape[0] - 1
     level = {"sigma": 0.7, "tau": 3.0, "c": 0.9, "w": 2.5, "r": 40, "test": True,
-             "tau_lambda": 1.3, "tau_gram": 2.2, "tau_cross": 1.1}
+             "tau_lambda": tau_lambda, "tau_gram": 30.0, "tau_cross": 1.1}
     lam, V = np.linalg.eigh(K[:k, :k])
     lam0, v = lam[0], V[:, 0]
     if kind in ("A", "B0", "Blow"):
@@ -874,6 +876,7 @@ def test_first_order_margin_is_lambda_min_over_the_noise_sd(kind):
         tl, tg = level["tau_lambda"], level["tau_gram"]
         lam_noisy = max(lam0 - tl * math.sqrt(math.log(6 / delta)), 0.0) + tl * float(mp_isf(0.01))
         ridge = max(0.0, tg * math.sqrt(k * math.log(2 * k**2 / 0.05)) - lam_noisy)
+        assert ridge > 0                      # the ridge is active at these levels
         want = (lam0 + ridge) / tg
     got = compare.first_order_margin(kind, K, n, eps, delta, level=level)
     assert got == pytest.approx(want, rel=1e-12)
