@@ -889,3 +889,5 @@ def test_first_order_margin_takes_the_mechanisms_own_noise_by_default():
         lam0 / gram.sigma_gram(0.5, 1e-5, 4), rel=1e-12)
     with pytest.raises(ValueError, match="kind"):
         compare.first_order_margin("nope", K, 200, 0.5, 1e-5, level={})
+    with pytest.raises(ValueError, match="^K must be symmetric"):
+        compare.first_order_margin("gram", np.array([[1.0, 2.0], [3.0, 1.0]]), 200, 0.5, 1e-5)
