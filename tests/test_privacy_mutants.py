@@ -772,7 +772,8 @@ def assert_jl_bound(got, truth, terms):
 
 
 JL_POINTS = [(0.1, 0.01, 100, 2), (1.0, 1e-5, 1000, 5), (0.5, 1e-12, 10**4, 64), (3.0, 0.3, 10, 1),
-             (1e-3, 1e-30, 3000, 2), (10.0, 1e-300, 1, 1), (1e-6, 0.2, 50, 3), (2.0, 1e-100, 2000, 7)]
+             (1e-3, 1e-30, 3000, 2), (10.0, 1e-300, 1, 1), (1e-6, 0.2, 50, 3), (2.0, 1e-100, 2000, 7),
+             (10.0, 0.45, 1, 1)]   # (the last: delta at the bracket's end rho = 0.999 is within a factor e of it)
 
 
 @pytest.mark.parametrize("eps, delta, r, p", JL_POINTS)
