@@ -801,7 +801,8 @@ def test_jl_delta_is_an_upper_bound_within_its_allowance(eps, w, r, p):
 
 
 @pytest.mark.parametrize("eps, mu, r", [(0.1, 0.05, 100), (1.0, 3.0, 2), (1e-3, 1e-4, 10**4), (2.0, 0.5, 1),
-                                        (0.5, 0.9, 30), (8.0, 0.01, 1000), (1e-6, 0.3, 5000)])
+                                        (0.5, 0.9, 30), (8.0, 0.01, 1000), (1e-6, 0.3, 5000),
+                                        (0.5, 3.0, 1)])   # (the last: the up threshold q = 0.515, below 1)
 def test_jl_rank_one_deltas_are_chi_square_differences(eps, mu, r):
     assert_jl_bound(jl._delta_up(eps, mu, r), *mp_delta_up(eps, mu, r))
     nu = mu / (1 + mu)
