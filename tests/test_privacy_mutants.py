@@ -779,7 +779,7 @@ def assert_jl_bound(got, truth, terms):
 
 JL_POINTS = [(0.1, 0.01, 100, 2), (1.0, 1e-5, 1000, 5), (0.5, 1e-12, 10**4, 64), (3.0, 0.3, 10, 1),
              (1e-3, 1e-30, 3000, 2), (10.0, 1e-300, 1, 1), (1e-6, 0.2, 50, 3), (2.0, 1e-100, 2000, 7),
-             (10.0, 0.45, 1, 1)]   # (the last: delta at the bracket's end rho = 0.999 is within a factor e of it)
+             (10.0, 0.45, 1, 1), (1.0, 2e-300, 100, 2)]   # (the last: delta at the bracket's end rho = 0.999 is within a factor e of it)
 
 
 @pytest.mark.parametrize("eps, delta, r, p", JL_POINTS)
@@ -828,7 +828,8 @@ def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
 
 @pytest.mark.parametrize("x, r, upper", [(1200.0, 1000, True), (800.0, 1000, False), (2e6 + 2e4, 10**6, True),
                                          (1e6 - 1e4, 10**6, False), (5e3, 1000, True), (20.0, 10, True),
-                                         (900.0, 1000, True), (1e-3, 3, False)])
+                                         (900.0, 1000, True), (1e-3, 3, False),
+                                         (0.5, 1000, False)])   # (the last: scipy's log cdf is -inf there)
 def test_jl_chi2_log_tail_against_mpmath(x, r, upper):
     assert abs(jl._chi2_log_tail(x, r, upper) - mp.log(mp_chi2(x, r, upper))) < 1e-9
 
