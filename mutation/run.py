@@ -13,7 +13,7 @@
 An entry of ``mutation/equivalents.md`` is a line ``- `MUTANT` `FRAGMENT`: reason``; it counts
 only while the mutant's changed line still contains FRAGMENT (mutmut numbers mutants in source
 order, so an edit above can renumber them: a stale entry then fails loudly instead of excusing
-another mutant).
+another mutant); an entry whose mutant a test now kills fails too (drop it).
 
 Usage: ``python mutation/run.py [--keep] [--jobs N] [--only GLOB ...]``.  ``--keep`` reuses the
 staged copy's mutants (faster when only tests changed).
@@ -157,6 +157,9 @@ def main(argv=None):
     bad, excused, stale = [], [], []
     for name in sorted(status):
         if status[name] in CAUGHT:
+            if name in listed:     # a test kills it now (or the name is another mutant's): the entry is stale
+                stale.append(name)
+                bad.append(name)
             continue
         if status[name] == "survived" and name in listed:
             plus, _ = changed_line(name)
@@ -172,7 +175,10 @@ def main(argv=None):
     print(f"  survivors listed as equivalent (mutation/equivalents.md): {len(excused)}")
     for name in bad:
         plus, diff = changed_line(name)
-        why = " (listed, but its changed line no longer matches: renumbered?)" if name in stale else ""
+        why = ""
+        if name in stale:
+            why = (" (listed as equivalent, but a test kills it: drop its entry)" if status[name] in CAUGHT
+                   else " (listed, but its changed line no longer matches: renumbered?)")
         print(f"\n{status[name].upper()}{why}: {name}\n{diff.strip()}")
     if bad:
         print(f"\n{len(bad)} mutant(s) neither caught by a test nor listed as equivalent: each needs a test "

@@ -24,7 +24,7 @@ from scipy import optimize, stats
 from dpmask import _safe
 from dpmask.exact import gaussian as gc
 from dpmask.paper import bounds
-from dpmask.rivals import gram, jl, ssp, trust, wishart
+from dpmask.rivals import compare, gram, jl, ssp, trust, wishart
 
 DPS = 60
 RNG_SEED = 32
@@ -458,6 +458,28 @@ def test_jl_budget_halves_both_parameters_for_the_test():
     (lambda: bounds.sigma_b_corollary(1.0, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
     (lambda: bounds.sigma_b_corollary(1.5, 0.1, 10, 2), "eps", "(Corollary 3.5 assumes eps < 1)"),
     (lambda: ssp.cross_sensitivity(0), "k", None),
+    (lambda: jl.jl_w(0.1, 0.01, 0, 2), "r", None),
+    (lambda: jl.jl_w(0.1, 0.01, 10, 0), "p", None),
+    (lambda: jl.jl_w(0.1, 0.01, 10, 65), "p", None),
+    (lambda: jl.jl_w(0.1, 1e-301, 10, 2), "delta", None),
+    (lambda: jl.jl_delta(0.1, 3.0, 0, 2), "r", None),
+    (lambda: jl.jl_delta(0.1, 3.0, 10, 0), "p", None),
+    (lambda: jl.jl_delta(0.1, 1.01e150, 10, 2), "w", None),
+    (lambda: jl.jl_delta(1e-7, 3.0, 10, 2), "eps", None),
+    (lambda: jl.jl_delta(10.5, 3.0, 10, 2), "eps", None),
+    (lambda: jl.jl_delta(np.array([0.1, 0.2]), 3.0, 10, 2), "eps", None),
+    (lambda: jl.jl_delta(0.1, np.array([3.0, 4.0]), 10, 2), "w", None),
+    (lambda: jl.jl_delta(0.1, -3.0, 10, 2), "w", None),
+    (lambda: jl.jl_pair_delta(np.array([0.1, 0.2]), 0.5, -0.2, 3), "eps", None),
+    (lambda: jl.jl_pair_delta(0.1, np.array([0.5, 0.6]), -0.2, 3), "mu1", None),
+    (lambda: jl.jl_pair_delta(0.1, 0.5, np.array([-0.2, -0.1]), 3), "mu2", None),
+    (lambda: jl.jl_pair_delta(0.1, 0.5, -0.2, 0), "r", None),
+    (lambda: jl.jl_pair_delta(1e-7, 0.5, -0.2, 3), "eps", None),
+    (lambda: jl.jl_pair_delta(0.1, -0.5, -0.2, 3), "need mu1", None),
+    (lambda: jl.jl_pair_delta(0.1, 0.5, -1.0, 3), "need mu1", None),
+    (lambda: jl.jl_pair_delta(0.1, 0.5, 0.2, 3), "need mu1", None),
+    (lambda: bounds.g_b(1e-101, 0.1, 0.01, 100, 1), "sigma", None),
+    (lambda: bounds.g_b(1.01e100, 0.1, 0.01, 100, 1), "sigma", None),
     (lambda: gram.gram_sensitivity(0), "p", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 0.0, 2), "n", None),
     (lambda: gram.sigma_low_large_n(0.1, 0.01, 2.0**54, 2), "n", None),
@@ -537,3 +559,358 @@ def test_sigma_low_large_n_names_the_arguments_that_do_not_broadcast():
     with pytest.raises(ValueError) as info:
         gram.sigma_low_large_n(0.1, 0.01, np.full(3, 100.0), np.array([1, 2]))
     assert "shapes eps, delta, p (2,), n (3,)" in str(info.value)
+
+
+# --------------------------------------------------------------------------- Theorem 3.4 (Setting B)
+
+
+def mp_ncx2_sf(x, df, nc, cdf=False):
+    """P[T > x] (or P[T <= x]), T ~ chi2_df(nc): the Poisson mixture of central laws, in mpmath."""
+    with mp.workdps(40):
+        x, df, half = mp.mpf(x), mp.mpf(df), mp.mpf(nc) / 2
+        if x <= 0:
+            return mp.mpf(0) if cdf else mp.mpf(1)
+        total, j, weight = mp.mpf(0), 0, mp.exp(-half)
+        while True:
+            a = df / 2 + j
+            term = weight * (mp.gammainc(a, 0, x / 2, regularized=True) if cdf
+                             else mp.gammainc(a, x / 2, mp.inf, regularized=True))
+            total += term
+            if j > half and (term == 0 or term < total * mp.mpf(10) ** -45):
+                return total
+            j += 1
+            weight *= half / j
+
+
+def mp_g_tail(sigma, eps, delta, n, p, corrected=False):
+    """P[T > x(sigma)] for Theorem 3.4: g(sigma) <= 0 exactly when it is <= delta."""
+    with mp.workdps(40):
+        s = mp.mpf(sigma) ** 2
+        c = (2 * mp.sqrt(p) + 1) / (2 * (n - p - (1 if corrected else 0)))
+        x = (s * mp.mpf(eps) - mp.sqrt(p)) / c
+        return mp_ncx2_sf(x, 2 * (n - p), p / s)
+
+
+# eps, delta, n, p, corrected: delta on both sides of 1/2 (the tail's two branches), n - p from 1 up
+SIGMA_B_POINTS = [(0.1, 0.01, 100, 1, False), (1.0, 1e-5, 10**4, 5, False), (0.5, 1e-12, 2000, 64, False),
+                  (1e-3, 1e-300, 50, 2, False), (3.0, 0.3, 10, 9, False), (0.2, 0.9, 30, 3, False),
+                  (0.1, 0.01, 100, 1, True), (2.0, 0.7, 12, 10, True)]
+
+
+@pytest.mark.parametrize("eps, delta, n, p, corrected", SIGMA_B_POINTS)
+def test_sigma_b_is_sufficient_and_tight(eps, delta, n, p, corrected):
+    sigma = bounds.sigma_b(eps, delta, n, p, corrected=corrected)
+    assert mp_g_tail(sigma, eps, delta, n, p, corrected) <= delta                 # sufficient
+    assert mp_g_tail(sigma * (1 - 1e-8), eps, delta, n, p, corrected) > delta     # within 1e-8 of the root
+    assert (bounds._sigma_b(eps, delta, n, p, corrected) if corrected else bounds._sigma_b(eps, delta, n, p)) == sigma
+    assert bounds.g_b(sigma, eps, delta, n, p, corrected=corrected) <= 1e-12 * sigma**2 * eps   # its rounding
+    assert bounds.g_b(sigma * (1 - 1e-8), eps, delta, n, p, corrected=corrected) > 0
+
+
+def mp_ncx2_isf(delta, df, nc):
+    """Upper delta-quantile of chi2_df(nc), solved in mpmath."""
+    with mp.workdps(40):
+        guess = mp.mpf(float(stats.ncx2.isf(delta, df, nc)) if nc > 0 else float(stats.chi2.isf(delta, df)))
+        lower = delta > 0.5
+        target = (1 - mp.mpf(delta)) if lower else mp.mpf(delta)
+        return mp.findroot(lambda x: mp.log(mp_ncx2_sf(x, df, nc, cdf=lower)) - mp.log(target), guess)
+
+
+@pytest.mark.parametrize("delta, df, nc", [(0.01, 198, 0.02), (1e-5, 19990, 0.6), (1e-12, 3872, 1.3),
+                                           (1e-300, 96, 1e-4), (0.3, 2, 9.0), (0.9, 54, 0.2), (0.6, 10, 40.0),
+                                           (0.99, 10, 40.0), (0.95, 2, 0.5)])   # (the last two: the bracket's low end)
+def test_ncx2_upper_quantile_is_never_below_the_true_one(delta, df, nc):
+    got = float(bounds._ncx2_isf_upper(delta, df, nc))
+    true = mp_ncx2_isf(delta, df, nc)
+    assert got >= true and rel(got, true) < 1e-9
+    # g_b is that quantile times the coefficient, plus sqrt(p) - sigma^2 eps (p = 2, sigma from nc)
+    n, p = df / 2 + 2, 2
+    sigma = math.sqrt(p / nc)
+    g = bounds.g_b(sigma, 0.1, delta, n, p)
+    truth = (2 * math.sqrt(p) + 1) / (2 * (n - p)) * true + math.sqrt(p) - sigma**2 * 0.1
+    assert g >= truth - 1e-12 * abs(truth) and abs(g - truth) < 1e-9 * (abs(truth) + float(true))
+
+
+def test_birge_bounds_are_lemma_8_1():
+    df, nc = np.array([10.0, 1e3, 3e9]), np.array([0.5, 2e6, 7.0])
+    for log_d in (-0.5, -30.0, -600.0):
+        y = -log_d
+        x = df + nc + 2 * np.sqrt((df + 2 * nc) * y) + 2 * y
+        assert np.allclose(bounds._birge_quantile(log_d, df, nc), x, rtol=1e-15)
+        assert np.allclose(bounds._birge_log_tail(x, df, nc), log_d, rtol=1e-12)
+    assert np.all(bounds._birge_log_tail(df + nc - 1.0, df, nc) == 0.0)        # below the mean: the bound 1
+    x = df + nc + 0.25                                                          # (sqrt(v + 2 (x - m)) - sqrt(v))^2 / 4
+    assert np.allclose(bounds._birge_log_tail(x, df, nc), -(np.sqrt(df + 2 * nc + 0.5) - np.sqrt(df + 2 * nc)) ** 2 / 4,
+                       rtol=1e-12)
+    # the noncentral quantile is Birge's exactly beyond df = 2e9 or nc = 1e6, the accurate one up to there
+    for d, k, lam in [(1e-5, 3e9, 5.0), (0.01, 100.0, 2e6), (0.3, 2.5e9, 2e6)]:
+        assert float(bounds._ncx2_isf_upper(d, k, lam)) == pytest.approx(
+            k + lam + 2 * math.sqrt((k + 2 * lam) * -math.log(d)) + 2 * -math.log(d), rel=1e-15)
+    for d, k, lam in [(1e-5, 2e9, 5.0), (0.01, 100.0, 1e6)]:
+        birge = k + lam + 2 * math.sqrt((k + 2 * lam) * -math.log(d)) + 2 * -math.log(d)
+        assert float(bounds._ncx2_isf_upper(d, k, lam)) < birge * (1 - 1e-7)
+    # a bound: never below the true tail (scipy's noncentral law, where it is accurate)
+    for x in (15.0, 40.0, 80.0):
+        assert bounds._birge_log_tail(x, 10.0, 0.5) >= stats.ncx2.logsf(x, 10.0, 0.5)
+
+
+def mp_birge_sigma(eps, delta, n, p):
+    """sigma^2 eps = c B(delta; 2(n - p), p/sigma^2) + sqrt(p), B Birge's quantile bound: solved in mpmath."""
+    with mp.workdps(40):
+        e, y, k = mp.mpf(eps), -mp.log(delta), 2 * (mp.mpf(n) - p)
+        c = (2 * mp.sqrt(p) + 1) / (2 * (mp.mpf(n) - p))
+
+        def f(s):
+            lam = p / s
+            return c * (k + lam + 2 * mp.sqrt((k + 2 * lam) * y) + 2 * y) + mp.sqrt(p) - s * e
+
+        return mp.sqrt(mp.findroot(f, (mp.sqrt(p) / e, 10 * (c * (k + 4 * y) + mp.sqrt(p)) / e), solver="anderson"))
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 1e-5, 10**10, 2), (1e-3, 0.01, 2**53, 64), (2.0, 0.8, 5e9, 1),
+                                              (1e4, 1e-5, 10**10, 64), (1e4, 0.8, 10**10, 64)])
+def test_sigma_b_beyond_the_accurate_tail_is_birges_root(eps, delta, n, p):
+    # beyond df = 2e9 the tail is Birge's bound e^-y; for delta > 1/2 it is compared as 1 - delta
+    # against 1 - e^-y, the same root (at eps = 1e4, p = 64 the bracket's end is 4e-6 above it)
+    sigma = bounds.sigma_b(eps, delta, n, p)
+    true = mp_birge_sigma(eps, delta, n, p)
+    assert sigma >= true and rel(sigma, true) < 1e-12
+
+
+def test_sigma_b_switches_to_birge_above_df_2e9_only():
+    eps, delta, p = 0.5, 1e-5, 1
+    at = bounds.sigma_b(eps, delta, 10**9 + 1, p)             # df = 2e9: the accurate tail
+    assert at < mp_birge_sigma(eps, delta, 10**9 + 1, p) * (1 - 1e-7)
+    above = bounds.sigma_b(eps, delta, 10**9 + 2, p)          # df = 2e9 + 2: Birge's bound
+    assert rel(above, mp_birge_sigma(eps, delta, 10**9 + 2, p)) < 1e-12
+
+
+def test_sigma_b_large_noncentrality_uses_the_bound():
+    # eps large, n small: p/sigma^2 above 1e6 would need sigma < 1e-3; at eps = 1e4, sigma ~ 0.03 (nc ~ 2e3)
+    eps, delta, n, p = 1e4, 1e-3, 3, 2
+    sigma = bounds.sigma_b(eps, delta, n, p)
+    assert mp_g_tail(sigma, eps, delta, n, p) <= delta
+    assert mp_g_tail(sigma * (1 - 1e-8), eps, delta, n, p) > delta
+
+
+def test_gaussian_upper_quantile_is_the_normal_isf():
+    for d in (0.01, 1e-300, 0.97):
+        assert rel(bounds.gaussian_upper_quantile(d), mp_isf(d)) < 1e-14
+    assert abs(bounds.gaussian_upper_quantile(0.5)) < 1e-16
+    out = bounds.gaussian_upper_quantile(np.array([0.01, 0.2]))
+    assert out.shape == (2,) and rel(out[1], mp_isf(0.2)) < 1e-14
+
+
+def test_sigma_b_block_is_sigma_b_at_the_smallest_block():
+    sigma = bounds.sigma_b_block(0.5, 1e-5, [300, 40, 4000], 3)
+    assert mp_g_tail(sigma, 0.5, 1e-5, 40, 3) <= 1e-5 < mp_g_tail(sigma * (1 - 1e-8), 0.5, 1e-5, 40, 3)
+    corr = bounds.sigma_b_block(0.5, 1e-5, [300, 40, 4000], 3, corrected=True)
+    assert mp_g_tail(corr, 0.5, 1e-5, 40, 3, True) <= 1e-5 < mp_g_tail(corr * (1 - 1e-8), 0.5, 1e-5, 40, 3, True)
+    with pytest.raises(TypeError, match="^corrected"):
+        bounds.sigma_b_block(0.5, 1e-5, [300, 40], 3, corrected=1)
+
+
+@pytest.mark.parametrize("eps, delta, n, p", [(0.1, 0.01, 100, 1), (0.9, 1e-5, 10**4, 5), (0.5, 0.3, 20, 9),
+                                              (2.0, 0.01, 100, 2), (0.3, 0.7, 50, 2), (0.05, 1e-40, 10**5, 3),
+                                              (1.0, 0.3, 100, 1), (1.5, 0.3, 100, 1), (0.5, 0.5, 100, 1)])
+def test_sufficient_sigma_is_the_smaller_theorem(eps, delta, n, p):
+    with mp.workdps(DPS):
+        g = mp_isf(delta)
+        a = g / eps * (1 + 1 / (2 * g**2)) if (eps < 1 and delta < 0.5) else mp.inf
+    b = bounds.sigma_b(eps, delta, n, p)
+    assert bounds.sufficient_sigma(eps, delta, n, p) == bounds.sufficient_sigma(eps, delta, n, p, "B")   # the default
+    for setting in ("B", "C", "b"):
+        got = bounds.sufficient_sigma(eps, delta, n, p, setting)
+        assert rel(got, min(mp.mpf(b), a)) < 1e-14 if a < mp.inf else got == b
+    if a < mp.inf:
+        assert rel(bounds.sufficient_sigma(eps, delta, n, p, "A"), a) < 1e-14
+    else:
+        with pytest.raises(ValueError):
+            bounds.sufficient_sigma(eps, delta, n, p, "A")
+    with pytest.raises(ValueError, match="setting"):
+        bounds.sufficient_sigma(eps, delta, n, p, "D")
+
+
+# --------------------------------------------------------------------------- the JL release
+
+
+def mp_chi2(x, r, upper):
+    with mp.workdps(50):
+        x = mp.mpf(x) / 2
+        return mp.gammainc(mp.mpf(r) / 2, x, mp.inf, regularized=True) if upper else \
+            mp.gammainc(mp.mpf(r) / 2, 0, x, regularized=True)
+
+
+def mp_delta_up(eps, mu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 + mu)^r: (P(Q < q) - e^eps P(Q < q/(1 + mu)), Q ~ chi2_r), and the two terms."""
+    with mp.workdps(50):
+        e, mu = mp.mpf(eps), mp.mpf(mu)
+        q = (r * mp.log1p(mu) - 2 * e) * (1 + mu) / mu
+        if q <= 0:
+            return mp.mpf(0), mp.mpf(0)
+        a, b = mp_chi2(q, r, False), mp.exp(e) * mp_chi2(q / (1 + mu), r, False)
+        return a - b, a + b
+
+
+def mp_delta_down(eps, nu, r):
+    """delta(eps) of N(0, 1)^r against N(0, 1 - nu)^r: P(Q > q) - e^eps P(Q > q/(1 - nu)), and the two terms."""
+    with mp.workdps(50):
+        e, nu = mp.mpf(eps), mp.mpf(nu)
+        q = (2 * e - r * mp.log1p(-nu)) * (1 - nu) / nu
+        a, b = mp_chi2(q, r, True), mp.exp(e) * mp_chi2(q / (1 - nu), r, True)
+        return a - b, a + b
+
+
+def mp_jl_delta(eps, w, r, p):
+    """jl_delta's quantity: the worse end of the arc of radius rho = (2 sqrt(p) - 1)/w^2 (1 from rho = 1 on)."""
+    with mp.workdps(50):
+        rho = (2 * mp.sqrt(p) - 1) / mp.mpf(w) ** 2
+        if rho >= 1:
+            return mp.mpf(1), mp.mpf(1)
+        return max(mp_delta_down(eps, rho, r), mp_delta_up(eps, rho / (1 - rho), r))
+
+
+def assert_jl_bound(got, truth, terms):
+    """An upper bound within its allowance: 1e-10 of each tail (TAIL_RTOL) plus 1e-9 relative (the rounding of rho)."""
+    floor = max(truth, mp.mpf(jl.DELTA_FLOOR))
+    assert mp.mpf(got) >= min(floor, 1)
+    assert mp.mpf(got) <= min(1, floor * (1 + 1e-9) + 3e-10 * terms), (got, truth, terms)
+
+
+JL_POINTS = [(0.1, 0.01, 100, 2), (1.0, 1e-5, 1000, 5), (0.5, 1e-12, 10**4, 64), (3.0, 0.3, 10, 1),
+             (1e-3, 1e-30, 3000, 2), (10.0, 1e-300, 1, 1), (1e-6, 0.2, 50, 3), (2.0, 1e-100, 2000, 7),
+             (10.0, 0.45, 1, 1), (1.0, 2e-300, 100, 2)]   # (the last: delta at the bracket's end rho = 0.999 is within a factor e of it)
+
+
+@pytest.mark.parametrize("eps, delta, r, p", JL_POINTS)
+def test_jl_w_is_sufficient_and_tight(eps, delta, r, p):
+    w = jl.jl_w(eps, delta, r, p)
+    assert mp_jl_delta(eps, w, r, p)[0] <= delta                        # sufficient
+    assert mp_jl_delta(eps, w * (1 - 1e-6), r, p)[0] > delta            # and within 1e-6 of the root
+    got = jl.jl_delta(eps, w, r, p)
+    assert got <= delta
+    assert_jl_bound(got, *mp_jl_delta(eps, w, r, p))
+
+
+@pytest.mark.parametrize("eps, w, r, p", [(0.1, 3.0, 100, 2), (1.0, 1.5, 7, 1), (0.01, 40.0, 20000, 5),
+                                          (5.0, 2.0, 1, 3), (1e-6, 10.0, 1000, 64), (0.3, 1.0, 100, 1),
+                                          (0.3, 1.0 + 1e-12, 100, 1), (0.1, 1.2, 100, 2), (1.0, 1e6, 100, 2),
+                                          (1.0, 1e100, 3, 2), (2.0, 6.0, 10**5, 2)])
+def test_jl_delta_is_an_upper_bound_within_its_allowance(eps, w, r, p):
+    assert_jl_bound(jl.jl_delta(eps, w, r, p), *mp_jl_delta(eps, w, r, p))
+
+
+@pytest.mark.parametrize("eps, mu, r", [(0.1, 0.05, 100), (1.0, 3.0, 2), (1e-3, 1e-4, 10**4), (2.0, 0.5, 1),
+                                        (0.5, 0.9, 30), (8.0, 0.01, 1000), (1e-6, 0.3, 5000),
+                                        (0.5, 3.0, 1)])   # (the last: the up threshold q = 0.515, below 1)
+def test_jl_rank_one_deltas_are_chi_square_differences(eps, mu, r):
+    assert_jl_bound(jl._delta_up(eps, mu, r), *mp_delta_up(eps, mu, r))
+    nu = mu / (1 + mu)
+    assert_jl_bound(jl._delta_down(eps, nu, r), *mp_delta_down(eps, nu, r))
+    assert_jl_bound(jl.jl_pair_delta(eps, mu, 0.0, r), *mp_delta_up(eps, mu, r))
+    assert_jl_bound(jl.jl_pair_delta(eps, 0.0, -nu, r), *mp_delta_down(eps, nu, r))
+
+
+def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
+    # r = 2: a1 Q1 + a2 Q2 with Q ~ Exp(mean 2), a1 > 0 > a2, has the distribution function in closed form
+    def prob(a1, a2, t):
+        b = -a2
+        return 1 - a1 / (a1 + b) * mp.exp(-t / (2 * a1)) if t >= 0 else b / (a1 + b) * mp.exp(t / (2 * b))
+
+    assert jl.jl_pair_delta(0.5, 0.0, 0.0, 7) == 0.0
+    # (the quadrature is within 2e-9 here, not the 1e-10 jl_pair_delta's docstring says: the kink of its integrand)
+    for eps, mu1, mu2 in [(0.05, 0.1, -0.1)]:
+        with mp.workdps(40):
+            t = 2 * (mp.mpf(2) / 2 * (mp.log1p(mu1) + mp.log1p(mu2)) - eps)
+            true = prob(mu1 / (1 + mu1), mu2 / (1 + mu2), t) - mp.exp(eps) * prob(mu1, mu2, t)
+        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 1e-8
+
+
+@pytest.mark.parametrize("x, r, upper", [(1200.0, 1000, True), (800.0, 1000, False), (2e6 + 2e4, 10**6, True),
+                                         (1e6 - 1e4, 10**6, False), (5e3, 1000, True), (20.0, 10, True),
+                                         (900.0, 1000, True), (1e-3, 3, False),
+                                         (0.5, 1000, False)])   # (the last: scipy's log cdf is -inf there)
+def test_jl_chi2_log_tail_against_mpmath(x, r, upper):
+    assert abs(jl._chi2_log_tail(x, r, upper) - mp.log(mp_chi2(x, r, upper))) < 1e-9
+
+
+def test_jl_as_delta_is_clipped_to_the_reported_range():
+    assert jl._as_delta(math.log(0.3)) == pytest.approx(0.3, rel=1e-15)
+    assert jl._as_delta(-800.0) == 1e-300 and jl._as_delta(-np.inf) == 1e-300
+    assert jl._as_delta(0.5) == 1.0 and jl._as_delta(0.0) == 1.0
+    assert jl._mu_up(0.25) == 0.25 * (1 + 4 * 2.0**-52)
+
+
+# --------------------------------------------------------------------------- the comparison's thresholds
+
+
+def test_comparison_thresholds_are_the_books():
+    # module constants are not mutated by mutmut 3: checked here against the values chapter 9 states
+    assert compare.NOT_PD_MAX == 0.01          # an RMSE is reported below a 1 % not-positive-definite rate
+    assert compare.MARGIN_MIN == 5.0           # first order is reported at a margin of 5 or more
+    assert compare.JL_CAP == 100               # jl_best's projection: at most 100 times the data's rows
+    assert compare.N_EXACT_LOW == 10**6        # sigma_low is the exact projection bound up to 10^6 rows
+    assert compare._Z99 == pytest.approx(float(mp_isf(0.01)), rel=1e-14)
+    assert compare._Z975 == pytest.approx(float(mp_isf(0.025)), rel=1e-14)
+
+
+def test_rmse_reported_below_one_percent_not_pd_only():
+    nan = float("nan")
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.0099}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.01}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": 0.5, "not_pd_block": 0.0}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": 0.02}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": 0.005}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd_block": 0.01}) is None
+    assert compare.rmse_reported({"rmse": 2.5, "not_pd": nan, "not_pd_block": nan}) == 2.5
+    assert compare.rmse_reported({"rmse": 2.5}) == 2.5
+
+
+def _margin_gram():
+    rng = np.random.default_rng(RNG_SEED + 9)
+    X = rng.normal(size=(200, 4)) @ np.diag([1.0, 0.5, 2.0, 1.0])
+    return X.T @ X
+
+
+@pytest.mark.parametrize("kind, tau_lambda", [("A", 1.3), ("B0", 1.3), ("Blow", 1.3), ("gram", 1.3),
+                                              ("gram_table", 1.3), ("wishart", 1.3), ("jl", 1.3), ("jl_always", 1.3),
+                                              ("jl_best", 1.3), ("adassp", 1.3), ("adassp_joint", 1.3),
+                                              ("adassp", 20.0), ("adassp", 0.01)])
+def test_first_order_margin_is_lambda_min_over_the_noise_sd(kind, tau_lambda):
+    # sd(v^T E v) for the bottom unit eigenvector v of H, from each mechanism's noise law:
+    # masking 4 sigma^2 v^T K v + 2 n sigma^4; the rival's symmetric noise tau^2; the Wishart
+    # mechanism's tau^2 = 2 (p + 1) c^2; JL's Wishart average of r rows 2 (v^T G v)^2 / r
+    K, n, eps, delta = _margin_gram(), 200, 0.5, 1e-5
+    k = K.shape[0] - 1
+    level = {"sigma": 0.7, "tau": 3.0, "c": 0.9, "w": 2.5, "r": 40, "test": True,
+             "tau_lambda": tau_lambda, "tau_gram": 30.0, "tau_cross": 1.1}
+    lam, V = np.linalg.eigh(K[:k, :k])
+    lam0, v = lam[0], V[:, 0]
+    if kind in ("A", "B0", "Blow"):
+        s = level["sigma"]
+        want = lam0 / math.sqrt(4 * s**2 * lam0 + 2 * n * s**4)
+    elif kind in ("gram", "gram_table"):
+        want = lam0 / level["tau"]
+    elif kind == "wishart":
+        want = lam0 / (math.sqrt(2 * (k + 2)) * level["c"])
+    elif kind.startswith("jl"):
+        want = lam0 / (math.sqrt(2 / level["r"]) * (lam0 + level["w"] ** 2))
+    else:   # AdaSSP: the ridge at the 99 % quantile of its noisy lambda_min, from its step-1 budget
+        tl, tg = level["tau_lambda"], level["tau_gram"]
+        lam_noisy = max(lam0 - tl * math.sqrt(math.log(6 / delta)), 0.0) + tl * float(mp_isf(0.01))
+        ridge = max(0.0, tg * math.sqrt(k * math.log(2 * k**2 / 0.05)) - lam_noisy)
+        assert ridge > 0                      # the ridge is active at these levels
+        want = (lam0 + ridge) / tg
+    got = compare.first_order_margin(kind, K, n, eps, delta, level=level)
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_first_order_margin_takes_the_mechanisms_own_noise_by_default():
+    K = _margin_gram()
+    lam0 = np.linalg.eigvalsh(K[:3, :3])[0]
+    assert compare.first_order_margin("gram", K, 200, 0.5, 1e-5) == pytest.approx(
+        lam0 / gram.sigma_gram(0.5, 1e-5, 4), rel=1e-12)
+    with pytest.raises(ValueError, match="kind"):
+        compare.first_order_margin("nope", K, 200, 0.5, 1e-5, level={})
+    with pytest.raises(ValueError, match="^K must be symmetric"):
+        compare.first_order_margin("gram", np.array([[1.0, 2.0], [3.0, 1.0]]), 200, 0.5, 1e-5)
