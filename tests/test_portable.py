@@ -622,6 +622,7 @@ def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_p
         assert not differ, f"{stem}: the fresh run glued other values: {dict(list(differ.items())[:10])}"
 
 
+@pytest.mark.slow  # two environments of ~15,000 links each: two minutes under load (make test's package lane)
 def test_the_fresh_environment_holds_the_run_extra_and_nothing_of_the_book(tmp_path):
     """The environment the slow test above runs the notebooks in: what ``dpmask[run]`` requires is
     importable there, what only the book or the tests need is not (planted: a closure that forgot
