@@ -77,7 +77,7 @@ TIMEOUT_S = 120
 # --- JupyterLab without the extensions --------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def plain_lab(tmp_path_factory):
     """JupyterLab serving a folder of notebooks, jupyterlab-myst and dpmask-live disabled; the
     folder's planted notebooks are written by the tests that need them (the server reads files
@@ -95,7 +95,7 @@ def plain_lab(tmp_path_factory):
             yield url, root
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
@@ -104,7 +104,7 @@ def browser():
         b.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_page(plain_lab, browser):
     """One JupyterLab page; each notebook is opened in it (after closing the one before)."""
     url, root = plain_lab
@@ -271,7 +271,7 @@ def test_jupyterlab_runs_without_jupyterlab_myst_and_dpmask_live(lab_page):
 # --- every portable notebook -----------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def served_portable(portable_notebooks, lab_page):
     _, root = lab_page
     for edition in ("full", "students"):
