@@ -82,3 +82,31 @@ def test_the_runner_fails_when_a_lane_fails_and_prints_both(tmp_path, second_pas
     assert "1 passed" in out, out
     assert ("1 failed" in out) != second_passes, out
     assert (res.returncode == 0) == second_passes, out
+
+
+def session_wide_playwright(source: str) -> list[str]:
+    """The session-scoped fixtures in *source* that start a sync Playwright."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and "sync_playwright" in ast.unparse(node):
+            for dec in node.decorator_list:
+                text = ast.unparse(dec).replace("'", '"')
+                if "fixture" in text and 'scope="session"' in text:
+                    found.append(node.name)
+    return found
+
+
+def test_no_fixture_keeps_a_sync_playwright_for_the_whole_session():
+    """A lane is one pytest session: a sync Playwright left running by one file's session-scoped
+    fixture makes the next file's fail to start ("Sync API inside the asyncio loop").  It happened
+    twice (test_book before test_keyboard in make test, test_portable_lab before test_publish in
+    make test-slow); browser fixtures are module-scoped."""
+    offenders = {path.name: names for path in sorted((ROOT / "tests").glob("*.py"))
+                 if (names := session_wide_playwright(path.read_text()))}
+    assert not offenders, offenders
+    planted = ('@pytest.fixture(scope="session")\ndef browser():\n'
+               '    with sync_api.sync_playwright() as pw:\n        yield pw\n')
+    assert session_wide_playwright(planted) == ["browser"]
+    assert session_wide_playwright(planted.replace("session", "module")) == []
