@@ -81,7 +81,7 @@ test-quick: $(STAMP)
 # lanes as `make test` runs (tests/lanes.py): what reads or builds the book (the keyboard walk, the
 # portable notebooks, the student edition and the PDFs) and what needs no browser (the domain walk,
 # the threads) in one; JupyterLab and the other browser checks in the other.  On a fresh clone,
-# 28 Nov 2026, with the threads and the domain walk in the second lane: 26 and 50 minutes.  Both
+# 28 Nov 2026, with the threads and the domain walk in the second lane: 26 and 59 minutes.  Both
 # read the built book, so it is built first if missing (one build, not one per lane).
 test-slow: $(STAMP)
 	@test -f _build/html/index.html || $(MAKE) book
