@@ -181,6 +181,7 @@ SCREEN = """async ([patience, wanted]) => {
   patience = patience;
   const nb = window.jupyterapp.shell.currentWidget.content;
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 25)));
+  const BLANK = src => !src.replace(/```\\{solution-end\\}\\s*```/g, '').replace(/^[ \\t]*\\([\\w-]+\\)=[ \\t]*$/mg, '').trim();
   // bib keys on the screen: jupyterlab-myst's "Citation Not Found" marks that are not hidden
   const keysShown = cell => Array.from(cell.node.querySelectorAll('span[title="Citation Not Found"]'))
     .filter(e => e.getClientRects().length > 0).map(e => e.textContent.trim());
@@ -194,8 +195,11 @@ SCREEN = """async ([patience, wanted]) => {
     if (collapsed) { cell.inputHidden = false; await frame(); }
     // A solution's numbers are behind its dropdown, as in the book: note whether each is closed,
     // then open them all to read what a click shows (and close them again).
+    // A markdown cell that draws nothing ({solution-end} alone, a target label) has no text to
+    // wait for: each of the eight such cells cost a minute (two 30 s waits) in every reading.
+    const blank = cell.model.type === 'markdown' && BLANK(cell.model.sharedModel.getSource());
     const tDrawn = Date.now();
-    while (cell.model.type === 'markdown' && Date.now() - tDrawn < 30000) {  // drawn first, then read
+    while (cell.model.type === 'markdown' && !blank && Date.now() - tDrawn < 30000) {  // drawn first, then read
       const md = cell.node.querySelector('.jp-InputArea .myst') || cell.node.querySelector('.jp-MarkdownOutput');
       if (md && md.innerText.trim()) break;
       await frame();
@@ -210,7 +214,7 @@ SCREEN = """async ([patience, wanted]) => {
       await frame();
       const md = cell.node.querySelector('.jp-InputArea .myst') || cell.node.querySelector('.jp-MarkdownOutput');
       text = md ? md.innerText : '';
-      if (cell.model.type !== 'markdown') break;
+      if (cell.model.type !== 'markdown' || blank) break;
       if (!text.trim()) {  // not drawn yet: a student would wait for it
         if (Date.now() - t0 > 30000) break;
         continue;

@@ -17,6 +17,7 @@ process that has it.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import subprocess
 import sys
@@ -168,10 +169,17 @@ def test_explorers_moved_from_a_second_thread_two_short_runs():
     _runs_are_clean(2, 50)
 
 
+# Runs of the long stress in `make test-slow`.  Each takes about a minute idle (ten took 658 s of
+# CI's 90 minutes, beside JupyterLab); before issue 32's fix every run of 50 moves failed (4 of 4),
+# so three runs of 200 keep a wide margin.  DPMASK_THREADS_RUNS=10 for a longer soak.
+LONG_RUNS = int(os.environ.get("DPMASK_THREADS_RUNS", "3"))
+
+
 @pytest.mark.slow  # several minutes: `make test-slow`
-def test_explorers_moved_from_a_second_thread_ten_runs_of_200_moves():
-    """The same as the short runs, 10 runs of 200 moves on each thread."""
-    _runs_are_clean(10, 200)
+def test_explorers_moved_from_a_second_thread_long_runs_of_200_moves():
+    """The same as the short runs, ``LONG_RUNS`` runs (3 unless DPMASK_THREADS_RUNS says) of 200 moves on each thread."""
+    assert LONG_RUNS >= 1, "DPMASK_THREADS_RUNS must be a positive number of runs"
+    _runs_are_clean(LONG_RUNS, 200)
 
 
 def test_drawing_on_the_moving_thread_fails_the_second_thread_run():
