@@ -515,8 +515,15 @@ def test_the_run_extra_holds_every_package_a_chapter_imports():
     assert missing_imports(names - {"dp_accounting"}) == {"dp_accounting (09_rivals)"}
 
 
-# A chapter small enough to run here and the one that needs dp_accounting (what the book extra lacked).
-FRESH_RUN = ("02_setup", "09_rivals")
+# What runs in the fresh environment: every student notebook (the edition most likely to break
+# there: a kept cell could lean on a solution cell the edition dropped), and of the full edition a
+# chapter small enough to run here and the one that needs dp_accounting (what the book extra
+# lacked).  The full edition's other solution cells run in nbval, in the book's environment; what
+# they import is in the run extra (test_the_run_extra_holds_every_package_a_chapter_imports).
+# Together about seven minutes idle.  DPMASK_FRESH_FULL=all runs every chapter of both editions.
+_ALL_STEMS = tuple(sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb")))
+_FULL_STEMS = _ALL_STEMS if os.environ.get("DPMASK_FRESH_FULL") == "all" else ("02_setup", "09_rivals")
+FRESH_RUN = tuple(("full", s) for s in _FULL_STEMS) + tuple(("students", s) for s in _ALL_STEMS)
 
 
 def _run_closure() -> list:
@@ -578,60 +585,67 @@ def _environment_of(dists, venv, package):
     return venv / "bin" / "python"
 
 
-@pytest.mark.slow
-def test_portable_notebooks_run_in_a_fresh_environment(portable_notebooks, tmp_path, monkeypatch):
-    """In a new virtual environment holding only what the install cell installs (``dpmask[run]``
-    and what it requires, linked from this environment instead of downloaded, so the test stays
-    offline; the package from a copy of this checkout), the portable notebooks of :data:`FRESH_RUN`
-    run top to bottom (nbclient) and glue the values the book printed.
-
-    Detects: a chapter that needs myst_nb or a test-only package, a package missing from the run
-    extra, an install cell that fails where ``dpmask`` imports."""
+@pytest.fixture(scope="module")
+def fresh_environment(tmp_path_factory):
+    """A new virtual environment holding only what the install cell installs (``dpmask[run]`` and
+    what it requires, linked from this environment instead of downloaded, so the tests stay
+    offline; the package from a copy of this checkout), with a kernel of its own.  Built once for
+    the module: (its python, its JUPYTER_PATH, the closure's distributions, the package's copy)."""
     import shutil
 
+    root = tmp_path_factory.mktemp("fresh")
+    dists = _run_closure()
+    package = root / "src" / "dpmask"
+    shutil.copytree(ROOT / "dpmask", package, ignore=shutil.ignore_patterns("__pycache__"))
+    py = str(_environment_of(dists, root / "venv", package))
+    subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(root / "k"), "--name", "dpmask-fresh"],
+                   check=True, capture_output=True, timeout=300)
+    return py, str(root / "k" / "share" / "jupyter"), dists, package
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edition, stem", FRESH_RUN, ids=[f"{s}-{e}" for e, s in FRESH_RUN])
+def test_portable_notebook_runs_in_a_fresh_environment(edition, stem, portable_notebooks, fresh_environment,
+                                                      tmp_path, monkeypatch):
+    """In the fresh environment (:func:`fresh_environment`), the portable notebook runs top to
+    bottom (nbclient) and glues the values the book printed.
+
+    Detects: a chapter that needs myst_nb or a test-only package, a package missing from the run
+    extra, an install cell that fails where ``dpmask`` imports, a student notebook whose kept cells
+    need a solution the edition dropped."""
     import nbclient
     import nbformat
 
     sys.path.insert(0, str(ROOT / "_ext"))
     from executed import glued_values
 
-    dists = _run_closure()
+    py, jupyter_path, dists, _ = fresh_environment
     names = {d.metadata["Name"].lower().replace("_", "-") for d in dists}
     assert "dp-accounting" in names and "myst-nb" not in names and "pytest" not in names, sorted(names)
-    package = tmp_path / "src" / "dpmask"
-    shutil.copytree(ROOT / "dpmask", package, ignore=shutil.ignore_patterns("__pycache__"))
-    py = str(_environment_of(dists, tmp_path / "venv", package))
     probe = subprocess.run([py, "-c", "import dpmask, dp_accounting, ipykernel; import myst_nb"], capture_output=True, text=True)
     assert "No module named 'myst_nb'" in probe.stderr, ("the fresh environment must hold dpmask[run] and not myst_nb", probe.stderr)
-    subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(tmp_path / "k"), "--name", "dpmask-fresh"],
-                   check=True, capture_output=True, timeout=300)
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "k" / "share" / "jupyter"))
-    for stem in FRESH_RUN:
-        path = portable_notebooks / "full" / "chapters" / f"{stem}.ipynb"
-        nb = nbformat.read(str(path), as_version=4)
-        book = glued_values(json.loads(path.read_text()))
-        nb.cells.append(nbformat.v4.new_code_cell("import json\nfrom dpmask.book import glued\nprint(json.dumps({k: v for k, v in vars(glued).items()}))"))
-        client = nbclient.NotebookClient(nb, kernel_name="dpmask-fresh", timeout=1200,
-                                         resources={"metadata": {"path": str(tmp_path)}})
-        client.execute()
-        assert nb.cells[0].outputs == [] or all(o.get("output_type") != "error" for o in nb.cells[0].outputs)
-        run = json.loads(nb.cells[-1].outputs[-1]["text"])
-        assert set(book) <= set(run), f"{stem}: not glued in the fresh run: {sorted(set(book) - set(run))[:10]}"
-        differ = {k: (book[k], run[k]) for k in book if book[k] != run[k] and not (
-            isinstance(book[k], float) and abs(book[k] - run[k]) <= 1e-9 * max(1.0, abs(book[k])))}
-        assert not differ, f"{stem}: the fresh run glued other values: {dict(list(differ.items())[:10])}"
+    monkeypatch.setenv("JUPYTER_PATH", jupyter_path)
+    path = portable_notebooks / edition / "chapters" / f"{stem}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    book = glued_values(json.loads(path.read_text()))
+    nb.cells.append(nbformat.v4.new_code_cell("import json\nfrom dpmask.book import glued\nprint(json.dumps({k: v for k, v in vars(glued).items()}))"))
+    client = nbclient.NotebookClient(nb, kernel_name="dpmask-fresh", timeout=1200,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    assert nb.cells[0].outputs == [] or all(o.get("output_type") != "error" for o in nb.cells[0].outputs)
+    run = json.loads(nb.cells[-1].outputs[-1]["text"])
+    assert set(book) <= set(run), f"{stem} ({edition}): not glued in the fresh run: {sorted(set(book) - set(run))[:10]}"
+    differ = {k: (book[k], run[k]) for k in book if book[k] != run[k] and not (
+        isinstance(book[k], float) and abs(book[k] - run[k]) <= 1e-9 * max(1.0, abs(book[k])))}
+    assert not differ, f"{stem} ({edition}): the fresh run glued other values: {dict(list(differ.items())[:10])}"
 
 
-@pytest.mark.slow  # two environments of ~15,000 links each: two minutes under load (make test's package lane)
-def test_the_fresh_environment_holds_the_run_extra_and_nothing_of_the_book(tmp_path):
+@pytest.mark.slow  # a second environment of ~15,000 links: a minute under load
+def test_the_fresh_environment_holds_the_run_extra_and_nothing_of_the_book(fresh_environment, tmp_path):
     """The environment the slow test above runs the notebooks in: what ``dpmask[run]`` requires is
     importable there, what only the book or the tests need is not (planted: a closure that forgot
     the extra lacks dp_accounting)."""
-    dists = _run_closure()
-    package = tmp_path / "src" / "dpmask"
-    shutil_copy = __import__("shutil").copytree
-    shutil_copy(ROOT / "dpmask", package, ignore=__import__("shutil").ignore_patterns("__pycache__"))
-    py = str(_environment_of(dists, tmp_path / "venv", package))
+    py, _, dists, package = fresh_environment
 
     def imports(module):
         return subprocess.run([py, "-c", f"import {module}"], capture_output=True, timeout=300).returncode == 0
