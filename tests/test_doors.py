@@ -131,3 +131,75 @@ def test_the_g_q_cores_give_what_the_public_functions_give():
     assert gq._log_G(3.0, 2.0) == gq.log_G(3, 2.0) and isinstance(gq._log_G(3.0, 2.0), float)
     assert np.array_equal(gq._log_G(5.0, t), gq.log_G(5.0, t))
     assert np.array_equal(gq._log_ratio_bound(q, t, t[::-1]), gq.log_ratio_bound(q, t, t[::-1]))
+
+
+RIVALS_SETTINGS = [(0.1, 0.01, 10**5, 2), (1e-3, 1e-8, 1000, 6), (1.0, 0.1, 2**40, 3), (0.0316, 1e-5, 8, 2),
+                   (0.5, 0.001, 123457, 5)]
+
+
+@pytest.mark.parametrize("eps, delta, n, p", RIVALS_SETTINGS)
+def test_the_rivals_explorer_sigma_0_is_the_public_sigma_b(eps, delta, n, p):
+    """The rivals explorer solves Theorem 3.4's sigma_0 for n, the rows search and the plot's grid in
+    one vectorised root solve, and caches it (issue 30): every value it shows or draws is, bit for bit,
+    what the public ``sigma_b`` gives for that one setting, and its rows for B at sigma_0 are the
+    three-step search recomputed here from ``sigma_b``."""
+    import numpy as np
+
+    from dpmask.paper.bounds import sigma_b
+    from dpmask.rivals import error_coefficients, example_moments
+    from dpmask.widgets import rivals
+
+    rivals._SIGMA0.clear()
+    rivals._rows.cache_clear()
+    rivals._curves.cache_clear()
+    estimand, target = "corr", 0.01
+    out = rivals.rivals_numbers(eps, delta, n, p, estimand, target)
+    assert out["sigma_0"] == sigma_b(eps, delta, n, p)
+    grid = np.round(np.logspace(3, 8, 16))
+    s_grid = np.array([sigma_b(eps, delta, int(m), p) for m in grid])
+    assert np.array_equal(s_grid, rivals._sigma0([(eps, delta, m, p) for m in grid]))
+    # the plot's B0 curve (sigma_0 at the whole number nearest each n of the grid) and the panel's
+    # RMSE from the public sigma_b and error coefficients
+    b, c = error_coefficients(example_moments(p))[estimand]
+    curve = np.sqrt((b * s_grid**2 + c * s_grid**4) / np.logspace(3, 8, 16))
+    np.testing.assert_allclose(rivals._curves(eps, delta, p, estimand)["B0"], curve, rtol=1e-13, atol=0)
+    s0 = sigma_b(eps, delta, n, p)
+    assert out["rmse_B0"] == pytest.approx(np.sqrt((b * s0**2 + c * s0**4) / n), rel=1e-13)
+    rows = 1e6
+    for _ in range(3):
+        s = sigma_b(eps, delta, min(max(round(rows), p + 2), 10**9), p)
+        rows = (b * s**2 + c * s**4) / target**2
+    assert out["rows_B0"] == pytest.approx(rows, rel=1e-13)
+
+
+def test_the_rivals_figure_rows_are_the_public_sigma_b_search():
+    """The figure's B0 rows, every eps of a panel solved in one root solve per step (issue 30), are
+    the three-step search of each eps on its own with the public ``sigma_b``."""
+    import numpy as np
+
+    from dpmask.paper.bounds import sigma_b
+    from dpmask.rivals import error_coefficients, example_moments
+    from dpmask.widgets import rivals
+
+    rivals._SIGMA0.clear()
+    eps_values, delta, p, target = [0.2, 0.01, 0.00123], 1e-6, 4, 0.01
+    got = rivals._rows_b0(eps_values, delta, p, "ols", target)
+    b, c = error_coefficients(example_moments(p))["ols"]
+    for eps, rows_got in zip(eps_values, got):
+        rows = 1e6
+        for _ in range(3):
+            s = sigma_b(eps, delta, min(max(round(rows), p + 2), 10**9), p)
+            assert rivals._SIGMA0[(eps, delta, float(min(max(round(rows), p + 2), 10**9)), p)] == s
+            rows = (b * s**2 + c * s**4) / target**2
+        assert rows_got == pytest.approx(rows, rel=1e-13)
+    assert len(rivals._SIGMA0) <= 9 and np.all(np.isfinite(got))
+
+
+def test_the_rivals_sigma_0_cache_is_bounded(monkeypatch):
+    from dpmask.widgets import rivals
+
+    rivals._SIGMA0.clear()
+    monkeypatch.setattr(rivals, "_SIGMA0_MAX", 5)
+    rivals._sigma0([(0.1, 0.01, m, 2) for m in range(100, 108)])
+    assert list(rivals._SIGMA0) == [(0.1, 0.01, float(m), 2) for m in range(103, 108)]
+    rivals._SIGMA0.clear()

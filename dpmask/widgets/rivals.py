@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
+import threading
 
 import numpy as np
 
@@ -42,9 +44,68 @@ def _sigmas(eps, delta, p):
     return s_a * float(rivals._gram_sensitivity(p)), s_a
 
 
+#: The plot's rows (the curves' grid, whole numbers) and the first step of the rows search for B0.
+_GRID = np.logspace(3, 8, 16)
+_GRID_N = tuple(float(v) for v in np.round(_GRID))
+_ROWS_START = 10.0**6
+#: Theorem 3.4's sigma_0 by (eps, delta, n, p), the most recent _SIGMA0_MAX settings (issue 30).
+_SIGMA0 = collections.OrderedDict()
+_SIGMA0_MAX = 4096
+_SIGMA0_LOCK = threading.Lock()
+
+
+def _sigma0(settings):
+    """Theorem 3.4's sigma_0 at each (eps, delta, n, p) of *settings*, arguments the caller has checked.
+
+    The settings not seen before are solved together, in one vectorised call of the core
+    :func:`dpmask.paper.bounds._sigma_b` (one ``find_root`` over an array instead of one per
+    setting); the others come from a bounded cache keyed on the exact floats.  ``find_root``
+    iterates elementwise, so each value is the one :func:`dpmask.paper.bounds.sigma_b` gives for
+    that setting alone (bit for bit: ``tests/test_doors.py`` compares them).
+
+    Returns
+    -------
+    list of float
+        sigma_0 for each setting, in order.
+    """
+    from ..paper import bounds
+
+    keys = [(float(e), float(d), float(n), int(p)) for e, d, n, p in settings]
+    found = {}
+    with _SIGMA0_LOCK:
+        for k in keys:
+            if k in _SIGMA0:
+                _SIGMA0.move_to_end(k)
+                found[k] = _SIGMA0[k]
+    missing = sorted({k for k in keys if k not in found})
+    if missing:
+        values = np.atleast_1d(bounds._sigma_b(*(np.array(column) for column in zip(*missing))))
+        with _SIGMA0_LOCK:
+            for k, v in zip(missing, values):
+                found[k] = _SIGMA0[k] = float(v)
+            while len(_SIGMA0) > _SIGMA0_MAX:
+                _SIGMA0.popitem(last=False)
+    return [found[k] for k in keys]
+
+
+def _rows_b0(eps_values, delta, p, estimand, target):
+    """Rows at which Setting B at sigma_0 reaches *target*, for each eps: three fixed-point steps.
+
+    n <- (b sigma_0(n)^2 + c sigma_0(n)^4) / target^2 from n = 10^6, sigma_0 evaluated at the whole
+    number nearest n within [p + 2, 10^9] (sigma_0 changes by well under 1 % beyond 10^9 rows); the
+    third step changes n by far less than 0.1 % (sigma_0 is nearly flat in n).  Each step's roots,
+    one per eps, are solved together (:func:`_sigma0`).
+    """
+    b, c = _coefficients(p)[estimand]
+    ns = [_ROWS_START] * len(eps_values)
+    for _ in range(3):
+        sigmas = _sigma0([(e, delta, min(max(round(n), p + 2), 10**9), p) for e, n in zip(eps_values, ns)])
+        ns = [(b * s**2 + c * s**4) / target**2 for s in sigmas]
+    return [float(n) for n in ns]
+
+
 def _rmse(kind, eps, delta, n, p, estimand):
     """First-order RMSE of *estimand* for one mechanism, vectorised over n."""
-    from ..paper import bounds
     from ..rivals import gram as rivals
 
     b, c = _coefficients(int(p))[estimand]
@@ -55,7 +116,7 @@ def _rmse(kind, eps, delta, n, p, estimand):
     if kind == "A":
         s = s_a
     elif kind == "B0":
-        s = np.asarray(bounds._sigma_b(eps, delta, np.round(n), p))
+        s = np.array(_sigma0([(eps, delta, m, p) for m in np.round(n).ravel()])).reshape(n.shape)
     else:  # the large-n projection bound (tau^2 / 2n)^(1/4) of dpmask.rivals.sigma_low_large_n
         s = rivals._sigma_low_from_tau(tau, n)
     return np.sqrt((b * s**2 + c * s**4) / n)
@@ -66,20 +127,14 @@ def _rows(kind, eps, delta, p, estimand, target):
     """Rows at which the first-order RMSE falls to *target* (closed form or a few iterations)."""
     from scipy.optimize import brentq
 
-    from ..paper import bounds
-
     b, c = _coefficients(p)[estimand]
     tau, s_a = _sigmas(eps, delta, p)
     if kind == "gram":
         return tau * math.sqrt(c / 2) / target
     if kind == "A":
         return (b * s_a**2 + c * s_a**4) / target**2
-    if kind == "B0":  # sigma_0 changes by well under 1 % beyond 10^9 rows: evaluate it there at most
-        n = 10.0**6
-        for _ in range(3):  # the third step changes n by far less than 0.1 % (sigma_0 is nearly flat in n)
-            s = bounds._sigma_b(eps, delta, int(min(max(round(n), p + 2), 10**9)), p)
-            n = (b * s**2 + c * s**4) / target**2
-        return float(n)
+    if kind == "B0":
+        return _rows_b0((eps,), delta, p, estimand, target)[0]
     # sigma_low = (tau^2/2n)^(1/4): RMSE^2 = c tau^2 x^4 / 2 + b tau x^3 / sqrt(2), x = n^(-1/2)
     f = lambda x: c * tau**2 * x**4 / 2 + b * tau * x**3 / math.sqrt(2) - target**2
     if f(1.0 / math.sqrt(p + 2)) <= 0 and f(1.0) <= 0:
@@ -142,10 +197,18 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
     try:
         with np.errstate(over="raise", divide="raise", invalid="raise"):
             tau, s_a = _sigmas(eps, delta, p)
+            # sigma_0 at n, at the rows search's first step and on the plot's grid: one root solve
+            # for all (the explorer draws the grid next), instead of one per setting (issue 30).
+            # Should the grid fail where n does not, n alone decides, as before.
+            try:
+                _sigma0([(eps, delta, m, p) for m in (n, _ROWS_START, *_GRID_N)])
+            except (FloatingPointError, RuntimeError):
+                pass
+            (sigma_0,) = _sigma0([(eps, delta, n, p)])
             out = {
                 "tau": tau,
                 "sigma_a": s_a,
-                "sigma_0": bounds._sigma_b(eps, delta, n, p),
+                "sigma_0": sigma_0,
                 "sigma_low": math.sqrt(tau / math.sqrt(2 * n)),
             }
             gram = float(_rmse("gram", eps, delta, n, p, estimand))
@@ -164,9 +227,6 @@ def rivals_numbers(eps, delta, n, p, estimand="ols", target=0.01):
             f"sigma_A^4 / target^2 below 1e308 (e.g. eps >= 1e-60, target >= 1e-100)"
         )
     return out
-
-
-_GRID = np.logspace(3, 8, 16)
 
 
 @functools.lru_cache(maxsize=64)
@@ -268,6 +328,8 @@ def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), t
     fig = new_figure(figsize=(8.8, 3.8))
     axes = np.atleast_1d(fig.subplots(1, len(p_values), sharey=True))
     for ax, p in zip(axes, p_values):
+        # the B0 rows for every eps at once: three root solves for the panel, not three per eps
+        _rows_b0([float(e) for e in eps_grid], float(delta), int(p), "ols", float(target))
         for i, kind in enumerate(_KINDS):
             rows = [_rows(kind, float(e), float(delta), int(p), "ols", float(target)) for e in eps_grid]
             ax.loglog(eps_grid, rows, **series(i, i), label=_LABELS[kind])
