@@ -7,8 +7,8 @@ two small pages printed and joined the way the book is (Chromium needed; marked 
 - the independent checker ``pdfua`` (the machine-checkable subset of PDF/UA-1) finds no error and
   no warning but the one about a conformance claim the book does not make;
 - :func:`tag_problems`, this file's own stricter reading: a structure tree with headings,
-  paragraphs, a table with header cells, a figure with its alt text, in reading order; every
-  marked piece of every page reachable through the parent tree; no text outside a tagged or
+  paragraphs, a table with header cells (each with its /Scope), a figure with its alt text, in
+  reading order; every marked piece of every page reachable through the parent tree; no text outside a tagged or
   artifact sequence (the page footer is an artifact); every link annotation described;
   ``/Lang``, ``/MarkInfo``, ``/DisplayDocTitle`` and the title;
 - planted: an untagged PDF, and the same two pages joined without ``tag_joined``, fail both.
@@ -87,6 +87,7 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
         return problems + ["no structure tree"]
     # walk the tree in reading order
     roles, figures_without_alt, order = set(), 0, []
+    headers_without_scope = 0
     page_index = {p.obj.objgen: i for i, p in enumerate(pdf.pages)}
     reached = {}  # (page, mcid) -> element
 
@@ -108,6 +109,13 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
         roles.add(role)
         if role in ("/H1", "/H2", "/H3"):
             order.append((role, pg and page_index.get(pg.objgen)))
+        if role == "/TH":  # a header cell says what it heads (PDF/UA 7.5: /Scope in its table attributes)
+            attrs = node.get("/A")
+            attrs = list(attrs) if isinstance(attrs, pikepdf.Array) else [attrs] if attrs is not None else []
+            if not any(isinstance(a, pikepdf.Dictionary) and str(a.get("/Scope", "")) in ("/Row", "/Column", "/Both")
+                       for a in attrs):
+                nonlocal headers_without_scope
+                headers_without_scope += 1
         if role == "/Figure" and not str(node.get("/Alt", "")).strip():
             nonlocal figures_without_alt
             figures_without_alt += 1
@@ -121,6 +129,8 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
         problems.append(f"no structure element of role {missing}")
     if figures_without_alt:
         problems.append(f"{figures_without_alt} figures without /Alt")
+    if headers_without_scope:
+        problems.append(f"{headers_without_scope} table header cells (/TH) without /Scope")
     first_pages = [p for _, p in order if p is not None]
     if first_pages != sorted(first_pages):
         problems.append("the headings are not in reading order")
@@ -251,6 +261,24 @@ def test_the_pages_joined_without_their_trees_fail(printed, tmp_path, monkeypatc
     editions.join_pdf([dict(p) for p in printed], out, "Test book")
     assert checker_findings(out).get("ERROR")
     assert tag_problems(out)
+
+
+def test_a_header_cell_without_its_scope_is_found(joined, tmp_path):
+    """Chromium writes ``/A << /O /Table /Scope /Column >>`` on each ``<th>``; one taken away is reported."""
+    pdf = pikepdf.open(joined)
+    stack, cut = [pdf.Root.StructTreeRoot.K], 0
+    while stack and not cut:
+        node = stack.pop()
+        if not isinstance(node, pikepdf.Dictionary) or node.get("/Type") in ("/MCR", "/OBJR"):
+            continue
+        if node.get("/S") == "/TH" and "/A" in node:
+            del node["/A"]
+            cut = 1
+        stack.extend(_kids(node))
+    assert cut
+    out = tmp_path / "no-scope.pdf"
+    pdf.save(out)
+    assert "1 table header cells (/TH) without /Scope" in tag_problems(out)
 
 
 def test_a_footer_left_outside_any_sequence_is_found(printed, tmp_path):
