@@ -818,12 +818,12 @@ def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
         return 1 - a1 / (a1 + b) * mp.exp(-t / (2 * a1)) if t >= 0 else b / (a1 + b) * mp.exp(t / (2 * b))
 
     assert jl.jl_pair_delta(0.5, 0.0, 0.0, 7) == 0.0
-    # (the quadrature is within 2e-9 here, not the 1e-10 jl_pair_delta's docstring says: the kink of its integrand)
+    # (the quadrature's worst checked point, 2.0e-9 off: the kink of its integrand, as jl_pair_delta's docstring says)
     for eps, mu1, mu2 in [(0.05, 0.1, -0.1)]:
         with mp.workdps(40):
             t = 2 * (mp.mpf(2) / 2 * (mp.log1p(mu1) + mp.log1p(mu2)) - eps)
             true = prob(mu1 / (1 + mu1), mu2 / (1 + mu2), t) - mp.exp(eps) * prob(mu1, mu2, t)
-        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 1e-8
+        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 3e-9
 
 
 @pytest.mark.parametrize("x, r, upper", [(1200.0, 1000, True), (800.0, 1000, False), (2e6 + 2e4, 10**6, True),
