@@ -19,7 +19,7 @@ import re
 import mpmath as mp
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import integrate, optimize, special, stats
 
 from dpmask import _safe
 from dpmask.exact import gaussian as gc
@@ -478,6 +478,9 @@ def test_jl_budget_halves_both_parameters_for_the_test():
     (lambda: jl.jl_pair_delta(0.1, -0.5, -0.2, 3), "need mu1", None),
     (lambda: jl.jl_pair_delta(0.1, 0.5, -1.0, 3), "need mu1", None),
     (lambda: jl.jl_pair_delta(0.1, 0.5, 0.2, 3), "need mu1", None),
+    (lambda: jl.jl_pair_delta(10.5, 0.5, -0.2, 3), "eps", None),
+    (lambda: jl.jl_pair_delta(0.1, "a", -0.2, 3), "mu1", None),
+    (lambda: jl.jl_pair_delta(0.1, 0.5, "b", 3), "mu2", None),
     (lambda: bounds.g_b(1e-101, 0.1, 0.01, 100, 1), "sigma", None),
     (lambda: bounds.g_b(1.01e100, 0.1, 0.01, 100, 1), "sigma", None),
     (lambda: gram.gram_sensitivity(0), "p", None),
@@ -668,10 +671,12 @@ def mp_birge_sigma(eps, delta, n, p):
 
 
 @pytest.mark.parametrize("eps, delta, n, p", [(0.1, 1e-5, 10**10, 2), (1e-3, 0.01, 2**53, 64), (2.0, 0.8, 5e9, 1),
-                                              (1e4, 1e-5, 10**10, 64), (1e4, 0.8, 10**10, 64)])
+                                              (1e4, 1e-5, 10**10, 64), (1e4, 0.8, 10**10, 64),
+                                              (0.1, 1e-30, 10**10, 2), (1.0, 1e-300, 10**10, 3)])
 def test_sigma_b_beyond_the_accurate_tail_is_birges_root(eps, delta, n, p):
     # beyond df = 2e9 the tail is Birge's bound e^-y; for delta > 1/2 it is compared as 1 - delta
-    # against 1 - e^-y, the same root (at eps = 1e4, p = 64 the bracket's end is 4e-6 above it)
+    # against 1 - e^-y, the same root (at eps = 1e4, p = 64 the bracket's end is 4e-6 above it);
+    # below delta = 1e-16 only the upper-tail form can tell e^-y from delta (1 - e^-y rounds to 1)
     sigma = bounds.sigma_b(eps, delta, n, p)
     true = mp_birge_sigma(eps, delta, n, p)
     assert sigma >= true and rel(sigma, true) < 1e-12
@@ -818,12 +823,47 @@ def test_jl_pair_delta_with_two_eigenvalues_is_the_two_exponentials_at_r_2():
         return 1 - a1 / (a1 + b) * mp.exp(-t / (2 * a1)) if t >= 0 else b / (a1 + b) * mp.exp(t / (2 * b))
 
     assert jl.jl_pair_delta(0.5, 0.0, 0.0, 7) == 0.0
-    # (the quadrature is within 2e-9 here, not the 1e-10 jl_pair_delta's docstring says: the kink of its integrand)
+    # (the quadrature's worst checked point, 2.0e-9 off: the kink of its integrand, as jl_pair_delta's docstring says)
     for eps, mu1, mu2 in [(0.05, 0.1, -0.1)]:
         with mp.workdps(40):
             t = 2 * (mp.mpf(2) / 2 * (mp.log1p(mu1) + mp.log1p(mu2)) - eps)
             true = prob(mu1 / (1 + mu1), mu2 / (1 + mu2), t) - mp.exp(eps) * prob(mu1, mu2, t)
-        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 1e-8
+        assert abs(jl.jl_pair_delta(eps, mu1, mu2, 2) - max(true, 0)) < 3e-9
+
+
+def swapped_pair_delta(eps, mu1, mu2, r):
+    """jl_pair_delta's two-eigenvalue delta integrated the other way: over Q1, with Q2's survival function.
+
+    P(a1 Q1 + a2 Q2 < t) = P(Q2 > (a1 Q1 - t)/|a2|): the chi-square distribution function up to the kink
+    Q1 = t/a1, then a quadrature of the density times scipy.special's survival function on a window of
+    60 standard deviations in 24 pieces (against mpmath at 25 digits at r = 1, 3, 10, 100, 1000: 5e-13).
+    """
+    t = r * (math.log1p(mu1) + math.log1p(mu2)) - 2.0 * eps
+    h = r / 2.0
+    lg = math.lgamma(h) + h * math.log(2.0)
+
+    def pdf(q):
+        return math.exp((h - 1.0) * math.log(q) - q / 2.0 - lg) if q > 0 else 0.0
+
+    def prob(a1, a2):
+        k = max(t / a1, 0.0)
+        sd = math.sqrt(2.0 * r)
+        edges = np.union1d(np.linspace(max(k, r - 60 * sd), r + 60 * sd, 25), [k])
+        edges = edges[edges >= k]
+        return special.chdtr(r, k) + sum(
+            integrate.quad(lambda q: pdf(q) * special.chdtrc(r, (a1 * q - t) / -a2), a, b,
+                           epsabs=1e-15, epsrel=1e-12, limit=400)[0] for a, b in zip(edges[:-1], edges[1:]))
+
+    return max(prob(mu1 / (1 + mu1), mu2 / (1 + mu2)) - math.exp(eps) * prob(mu1, mu2), 0.0)
+
+
+@pytest.mark.parametrize("eps, mu1, mu2, r", [(0.05, 0.1, -0.1, 1), (0.01, 0.5, -0.3, 2), (0.3, 1.0, -0.5, 3),
+                                              (0.05, 0.1, -0.1, 10), (0.1, 0.05, -0.05, 100),
+                                              (0.2, 0.01, -0.01, 1000), (0.1, 0.003, -0.003, 10**4),
+                                              (1.0, 10.0, -0.9, 2), (2.0, 5.0, -0.8, 5)])
+def test_jl_pair_delta_with_two_eigenvalues_against_the_other_order_of_integration(eps, mu1, mu2, r):
+    # within the documented accuracy (about 2e-9; about 1e-12 at these points), at r from 1 to 10^4
+    assert abs(jl.jl_pair_delta(eps, mu1, mu2, r) - swapped_pair_delta(eps, mu1, mu2, r)) < 2.5e-9
 
 
 @pytest.mark.parametrize("x, r, upper", [(1200.0, 1000, True), (800.0, 1000, False), (2e6 + 2e4, 10**6, True),
@@ -914,3 +954,40 @@ def test_first_order_margin_takes_the_mechanisms_own_noise_by_default():
         compare.first_order_margin("nope", K, 200, 0.5, 1e-5, level={})
     with pytest.raises(ValueError, match="^K must be symmetric"):
         compare.first_order_margin("gram", np.array([[1.0, 2.0], [3.0, 1.0]]), 200, 0.5, 1e-5)
+
+
+def test_first_order_margin_with_an_inactive_ridge_is_lambda_min_over_tau_gram():
+    # AdaSSP's ridge is max(0, tau_gram sqrt(k log(2 k^2/rho)) - lambda_noisy): with tau_gram = 1 it is
+    # about 4.2 - 44 < 0, so the ridge is 0 and the margin is lambda_min(K_zz) / tau_gram exactly
+    K = _margin_gram()
+    lam0 = float(np.linalg.eigvalsh(K[:3, :3])[0])
+    level = {"tau_lambda": 1.0, "tau_gram": 1.0, "tau_cross": 1.0}
+    assert 1.0 * math.sqrt(3 * math.log(2 * 9 / 0.05)) < lam0 - math.sqrt(math.log(6 / 1e-5))
+    assert compare.first_order_margin("adassp", K, 200, 0.5, 1e-5, level=level) == pytest.approx(lam0, rel=1e-12)
+
+
+def test_first_order_margin_takes_the_projections_rows_from_r():
+    # JL's margin lambda_min / (sqrt(2/r) (lambda_min + w^2)) with w calibrated for r rows (half the budget
+    # to the projection: jl_w itself is checked against mpmath above), not for the n rows of the default
+    K = _margin_gram()
+    lam0 = float(np.linalg.eigvalsh(K[:3, :3])[0])
+    for r in (40, 200):
+        w = jl.jl_w(0.25, 0.5e-5, r, 4)
+        want = lam0 / (math.sqrt(2 / r) * (lam0 + w**2))
+        assert compare.first_order_margin("jl", K, 200, 0.5, 1e-5, r=r) == pytest.approx(want, rel=1e-12)
+
+
+def test_first_order_margin_computes_only_its_own_mechanisms_noise():
+    # at delta = 1e-120 the Wishart mechanism's scale is refused (past 1e100); the rival's margin is still defined
+    K = _margin_gram()
+    lam0 = float(np.linalg.eigvalsh(K[:3, :3])[0])
+    assert compare.first_order_margin("gram", K, 200, 0.5, 1e-120) == pytest.approx(
+        lam0 / gram.sigma_gram(0.5, 1e-120, 4), rel=1e-12)
+
+
+def test_first_order_margin_with_a_noise_variance_below_one():
+    # a variance in (0, 1] is still a finite margin: the rival's tau = 0.5 gives lambda_min / 0.5
+    K = _margin_gram()
+    lam0 = float(np.linalg.eigvalsh(K[:3, :3])[0])
+    assert compare.first_order_margin("gram", K, 200, 0.5, 1e-5, level={"tau": 0.5}) == pytest.approx(
+        lam0 / 0.5, rel=1e-12)
