@@ -80,14 +80,14 @@ test-quick: $(STAMP)
 # The checks too long for `make test` (each says in its docstring or mark what it detects), in two
 # lanes as `make test` runs (tests/lanes.py): what reads or builds the book (the keyboard walk, the
 # portable notebooks read and run, the student edition and the PDFs) and what needs no browser
-# (the domain walk) in one; JupyterLab and the other browser checks in the other.  CI passed in
+# (the domain walk) in one; JupyterLab, the other browser checks and the threads stress in the other.  CI passed in
 # 5,313 s of its 5,400 on 28 Nov 2026 (its lanes' times are not kept); since then the
 # JupyterLab lane no longer waits on cells that draw nothing (about 16 minutes less) and the threads
-# stress moved into `make test` (docs/ARCHITECTURE.md).  Both lanes read the built book, so it is
-# built first if missing (one build, not one per lane).
+# stress (marked `stress`: three long runs, not ten) joined that lane (docs/ARCHITECTURE.md).  Both
+# lanes read the built book, so it is built first if missing (one build, not one per lane).
 test-slow: $(STAMP)
 	@test -f _build/html/index.html || $(MAKE) book
-	$(LANES) "(slow or live) and (book or publish or not (browser or live))" "(slow or live) and not (book or publish) and (browser or live)" -- --durations=25
+	$(LANES) "(slow or live) and not stress and (book or publish or not (browser or live))" "(slow or live) and (stress or (not (book or publish) and (browser or live)))" -- --durations=25
 
 # Mutation testing of the functions that return a privacy number (issue 32; not part of `make
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged

@@ -58,6 +58,8 @@ MARKERS = {
     "live": "drives JupyterLab in Chromium",
     "publish": "the book's publishing (tests/test_publish.py)",
     "heavy": "a package test that takes seconds: in `make test`, not in `make test-quick`",
+    "stress": "a long stress run in subprocesses (tests/test_threads.py): slow, and run in "
+              "`make test-slow`'s JupyterLab lane, which has the time",
 }
 BOOK_FIXTURES = {"built_book", "full_html", "students_html", "book_pdf", "server"}
 BROWSER_FIXTURES = {"browser", "book_pdf"}

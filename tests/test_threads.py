@@ -99,9 +99,11 @@ def test_in_a_running_event_loop_the_page_completes_without_a_wait(off_main_draw
     assert not off_main_drawing, dict(off_main_drawing)
 
 
-# About two minutes, several under load.  Not marked slow: it runs in `make test`'s package lane,
-# which ends some ten minutes before the chapters' lane beside it (CI time is the sum of `make
-# test` and `make test-slow`: here it adds to neither one's wall time).
+# About two minutes idle, eight at load 8: `make test-slow`, in the JupyterLab lane (marked
+# `stress`), which has the time since it stopped waiting on blank cells.  In `make test`'s package
+# lane, a fresh clone at load 8 took 71 minutes beside the chapters' 60: not there.
+@pytest.mark.slow
+@pytest.mark.stress
 def test_every_explorer_in_one_process_survives_interleaved_moves_and_figure_cells():
     """50 rounds of every explorer's sliders moved in turn while figure cells draw (tests/_threads_stress.py):
     no abort, no FreeType error, no drawing outside the main thread, and identical PNGs for identical
@@ -173,11 +175,13 @@ def test_explorers_moved_from_a_second_thread_two_short_runs():
 
 # Runs of the long stress.  Each takes about a minute idle (ten took 658 s of CI's 90 minutes in
 # `make test-slow`, beside JupyterLab); before issue 32's fix every run of 50 moves failed (4 of 4),
-# so three runs of 200 keep a wide margin.  DPMASK_THREADS_RUNS=10 for a longer soak.  Not marked
-# slow, for the reason above the interleaved test: `make test`'s package lane has the time.
+# so three runs of 200 keep a wide margin.  DPMASK_THREADS_RUNS=10 for a longer soak.  Slow and
+# `stress`, for the reason above the interleaved test.
 LONG_RUNS = int(os.environ.get("DPMASK_THREADS_RUNS", "3"))
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 def test_explorers_moved_from_a_second_thread_long_runs_of_200_moves():
     """The same as the short runs, ``LONG_RUNS`` runs (3 unless DPMASK_THREADS_RUNS says) of 200 moves on each thread."""
     assert LONG_RUNS >= 1, "DPMASK_THREADS_RUNS must be a positive number of runs"
