@@ -45,6 +45,7 @@ import pytest
 
 from _ext_import import ext_module
 from _lab import CHROMIUM, jupyter_lab
+from conftest import MEASURED_CHAPTERS
 
 pytestmark = pytest.mark.live
 
@@ -58,7 +59,7 @@ HOG_CHAPTERS = os.environ.get("DPMASK_LIVE_HOG", "03_main_results").split(",")
 # The executed notebooks run again after being read: Run All must reproduce what they showed.
 RERUN_EXECUTED = os.environ.get("DPMASK_LIVE_RERUN", "01_introduction").split(",")
 # Measured afresh by each run (timings): only checked for being rendered, not for their digits.
-FRESH_NUMBERS = {"08_scale"}
+FRESH_NUMBERS = MEASURED_CHAPTERS
 
 # Text that means markup was shown instead of rendered.
 RAW = re.compile(r"\{(?:glue|eval|prf:|solution|exercise|math|doc|ref|numref|eq|cite)[^}]*\}|:name:|:label:|:enumerator:|^```|^:::", re.M)

@@ -8,8 +8,9 @@ two small pages printed and joined the way the book is (Chromium needed; marked 
   no warning but the one about a conformance claim the book does not make;
 - :func:`tag_problems`, this file's own stricter reading: a structure tree with headings,
   paragraphs, a table with header cells (each with its /Scope), a figure with its alt text, in
-  reading order; every marked piece of every page reachable through the parent tree; no text outside a tagged or
-  artifact sequence (the page footer is an artifact); every link annotation described;
+  reading order; every marked piece of every page reachable through the parent tree; no text
+  outside a tagged or artifact sequence (the page footer is an artifact); every link annotation
+  described;
   ``/Lang``, ``/MarkInfo``, ``/DisplayDocTitle`` and the title;
 - planted: an untagged PDF, and the same two pages joined without ``tag_joined``, fail both.
 

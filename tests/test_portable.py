@@ -31,6 +31,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import MEASURED_CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
@@ -522,10 +523,6 @@ def test_the_run_extra_holds_every_package_a_chapter_imports():
 # lacked).  The full edition's other solution cells run in nbval, in the book's environment; what
 # they import is in the run extra (test_the_run_extra_holds_every_package_a_chapter_imports).
 # Together about seven minutes idle.  DPMASK_FRESH_FULL=all runs every chapter of both editions.
-# Chapters whose glued values are measured afresh by each run (chapter 8's timings, speed-ups and
-# memory peaks; tests/test_live.py's FRESH_NUMBERS): their values are checked for being there and
-# being numbers, not for their digits.
-MEASURED = {"08_scale"}
 _ALL_STEMS = tuple(sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb")))
 _FULL_STEMS = _ALL_STEMS if os.environ.get("DPMASK_FRESH_FULL") == "all" else ("02_setup", "09_rivals")
 FRESH_RUN = tuple(("full", s) for s in _FULL_STEMS) + tuple(("students", s) for s in _ALL_STEMS)
@@ -595,7 +592,9 @@ def fresh_environment(tmp_path_factory):
     """A new virtual environment holding only what the install cell installs (``dpmask[run]`` and
     what it requires, linked from this environment instead of downloaded, so the tests stay
     offline; the package from a copy of this checkout), with a kernel of its own.  Built once for
-    the module: (its python, its JUPYTER_PATH, the closure's distributions, the package's copy)."""
+    the module, and checked once: it holds dpmask[run] (dp_accounting, ipykernel) and not myst_nb
+    or pytest.  Returns (its python, its JUPYTER_PATH, the closure's distributions, the package's
+    copy)."""
     import shutil
 
     root = tmp_path_factory.mktemp("fresh")
@@ -603,6 +602,10 @@ def fresh_environment(tmp_path_factory):
     package = root / "src" / "dpmask"
     shutil.copytree(ROOT / "dpmask", package, ignore=shutil.ignore_patterns("__pycache__"))
     py = str(_environment_of(dists, root / "venv", package))
+    names = {d.metadata["Name"].lower().replace("_", "-") for d in dists}
+    assert "dp-accounting" in names and "myst-nb" not in names and "pytest" not in names, sorted(names)
+    probe = subprocess.run([py, "-c", "import dpmask, dp_accounting, ipykernel; import myst_nb"], capture_output=True, text=True)
+    assert "No module named 'myst_nb'" in probe.stderr, ("the fresh environment must hold dpmask[run] and not myst_nb", probe.stderr)
     subprocess.run([py, "-m", "ipykernel", "install", "--prefix", str(root / "k"), "--name", "dpmask-fresh"],
                    check=True, capture_output=True, timeout=300)
     return py, str(root / "k" / "share" / "jupyter"), dists, package
@@ -624,11 +627,7 @@ def test_portable_notebook_runs_in_a_fresh_environment(edition, stem, portable_n
     sys.path.insert(0, str(ROOT / "_ext"))
     from executed import glued_values
 
-    py, jupyter_path, dists, _ = fresh_environment
-    names = {d.metadata["Name"].lower().replace("_", "-") for d in dists}
-    assert "dp-accounting" in names and "myst-nb" not in names and "pytest" not in names, sorted(names)
-    probe = subprocess.run([py, "-c", "import dpmask, dp_accounting, ipykernel; import myst_nb"], capture_output=True, text=True)
-    assert "No module named 'myst_nb'" in probe.stderr, ("the fresh environment must hold dpmask[run] and not myst_nb", probe.stderr)
+    py, jupyter_path, _, _ = fresh_environment
     monkeypatch.setenv("JUPYTER_PATH", jupyter_path)
     path = portable_notebooks / edition / "chapters" / f"{stem}.ipynb"
     nb = nbformat.read(str(path), as_version=4)
@@ -640,7 +639,7 @@ def test_portable_notebook_runs_in_a_fresh_environment(edition, stem, portable_n
     assert nb.cells[0].outputs == [] or all(o.get("output_type") != "error" for o in nb.cells[0].outputs)
     run = json.loads(nb.cells[-1].outputs[-1]["text"])
     assert set(book) <= set(run), f"{stem} ({edition}): not glued in the fresh run: {sorted(set(book) - set(run))[:10]}"
-    if stem in MEASURED:  # timings and memory, measured afresh by each run: glued, and numbers
+    if stem in MEASURED_CHAPTERS:  # timings and memory, measured afresh by each run: glued, and numbers
         bad = {k: run[k] for k in book if not (isinstance(run[k], int | float) and math.isfinite(run[k]))}
         assert not bad, f"{stem} ({edition}): measurements glued as non-numbers: {bad}"
         return
