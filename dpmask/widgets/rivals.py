@@ -329,9 +329,10 @@ def rivals_figure(eps_values=(0.1, 0.01, 0.001), delta=0.001, p_values=(2, 5), t
     axes = np.atleast_1d(fig.subplots(1, len(p_values), sharey=True))
     for ax, p in zip(axes, p_values):
         # the B0 rows for every eps at once: three root solves for the panel, not three per eps
-        _rows_b0([float(e) for e in eps_grid], float(delta), int(p), "ols", float(target))
+        b0 = _rows_b0([float(e) for e in eps_grid], float(delta), int(p), "ols", float(target))
         for i, kind in enumerate(_KINDS):
-            rows = [_rows(kind, float(e), float(delta), int(p), "ols", float(target)) for e in eps_grid]
+            rows = b0 if kind == "B0" else [_rows(kind, float(e), float(delta), int(p), "ols", float(target))
+                                             for e in eps_grid]
             ax.loglog(eps_grid, rows, **series(i, i), label=_LABELS[kind])
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_title(rf"$p={p}$, $\delta={delta:g}$", fontsize="medium")
