@@ -15,8 +15,11 @@ only while the mutant's changed line still contains FRAGMENT (mutmut numbers mut
 order, so an edit above can renumber them: a stale entry then fails loudly instead of excusing
 another mutant); an entry whose mutant a test now kills fails too (drop it).
 
-Usage: ``python mutation/run.py [--keep] [--jobs N] [--only GLOB ...]``.  ``--keep`` reuses the
-staged copy's mutants (faster when only tests changed).
+Usage: ``python mutation/run.py [--keep] [--resume] [--jobs N] [--only GLOB ...]``.  ``--keep`` reuses
+the staged copy's mutants (faster when only tests changed).  ``--resume`` finishes an interrupted run:
+it keeps the staged mutants and their verdicts, runs only the mutants in scope that have none yet,
+and judges the whole scope (valid while the package and the tests are those of the interrupted run:
+staging leaves unchanged files untouched, and mutmut re-tests a changed one).
 """
 
 from __future__ import annotations
@@ -132,25 +135,34 @@ def main(argv=None):
     ap.add_argument("--keep", action="store_true", help="reuse the staged mutants (mutmut's cache)")
     ap.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2, one per core)")
     ap.add_argument("--only", nargs="*", help="mutant-name globs to run instead of the whole scope")
+    ap.add_argument("--resume", action="store_true",
+                    help="finish an interrupted run: run only the mutants without a verdict, judge all")
     args = ap.parse_args(argv)
+    if args.resume and args.only:
+        ap.error("--resume runs the mutants that have no verdict yet; it takes no --only")
     config = tomllib.loads(CONFIG.read_text())
     start = time.perf_counter()
-    stage(config, args.keep)
+    stage(config, args.keep or args.resume)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
     globs = args.only or scope_globs(config)
+    returncode = 0
+    if args.resume:  # mutmut re-runs every mutant named on its command line: name only the pending ones
+        globs = sorted(name for name, state in results(config).items() if state == "not checked")
+        print(f"resuming: {len(globs)} mutant(s) in scope have no verdict yet")
     log = WORK / "mutmut.log"
-    with open(log, "w") as fh:
-        run = subprocess.run([str(MUTMUT), "run", "--max-children", str(args.jobs), *globs],
-                             cwd=WORK, env=env, stdout=fh, stderr=subprocess.STDOUT)
+    if globs:
+        with open(log, "w") as fh:
+            returncode = subprocess.run([str(MUTMUT), "run", "--max-children", str(args.jobs), *globs],
+                                        cwd=WORK, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
     seconds = time.perf_counter() - start
     status = results(config)
     if args.only:
         status = {k: v for k, v in status.items() if any(fnmatch.fnmatchcase(k, g) for g in args.only)}
-    if run.returncode != 0 or not status:
-        print(log.read_text()[-4000:])
-        print(f"mutmut failed (status {run.returncode}); its log: {log}")
+    if returncode != 0 or not status:
+        print(log.read_text()[-4000:] if log.exists() else "")
+        print(f"mutmut failed (status {returncode}); its log: {log}")
         return 1
     counts = Counter(status.values())
     listed = equivalents()

@@ -226,6 +226,22 @@ SCREEN = """async ([patience, wanted]) => {
       if (shown === 0 || !wanted[i]) break;
       if (Date.now() - t0 > patience) { patience = 500; break; }  // once one waited in vain, no more
     }
+    // A code cell whose stored output holds a MyST figure (dpmask.book.show_figure) is read once the
+    // figure is drawn, or after 30 s: under load jupyterlab-myst may not have drawn it yet when the
+    // cell scrolls in (a before-run reading once counted 3 of chapter 5's 4 figures at load 8).
+    const figsWanted = cell.model.type !== 'code' ? 0 : (() => {
+      let n = 0;
+      for (let j = 0; j < cell.model.outputs.length; j++) {
+        let md = (cell.model.outputs.get(j).data || {})['text/markdown'];
+        if (Array.isArray(md)) md = md.join('');
+        if (typeof md === 'string') n += (md.match(/\{figure\}/g) || []).length;
+      }
+      return n;
+    })();
+    const tFig = Date.now();
+    while (figsWanted && cell.node.querySelectorAll('.jp-OutputArea figure').length < figsWanted && Date.now() - tFig < 30000) {
+      await frame();
+    }
     const cites = Array.from(cell.node.querySelectorAll('.dpmask-cite')).map(e => e.innerText);
     const keys = keysShown(cell);
     const figs = Array.from(cell.node.querySelectorAll('.jp-OutputArea figure')).map(f => (
