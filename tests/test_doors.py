@@ -203,3 +203,149 @@ def test_the_rivals_sigma_0_cache_is_bounded(monkeypatch):
     rivals._sigma0([(0.1, 0.01, m, 2) for m in range(100, 108)])
     assert list(rivals._SIGMA0) == [(0.1, 0.01, float(m), 2) for m in range(103, 108)]
     rivals._SIGMA0.clear()
+
+
+# --------------------------------------------------------------------------- the shared sigma_0 solve
+
+def _fresh_widget_caches():
+    """Empty every cache between an explorer and Theorem 3.4's root, so that each value is solved here."""
+    from dpmask.widgets import _shared, block, inference, noise
+
+    _shared._SIGMA0.clear()
+    _shared.analytic_sigma.cache_clear()
+    for fn in (noise._curves, block._curve, inference._curves):
+        fn.cache_clear()
+
+
+def _panel_values(box):
+    """The panel's cells by data-key, as shown."""
+    import re
+
+    return dict(re.findall(r"data-key='(\w+)'[^>]*>([^<]*)<", box.children[1].value))
+
+
+NOISE_SETTINGS = [(0.1, 0.01, 100, 1), (1e-3, 1e-8, 10**6, 50), (0.99, 0.04, 12, 10), (0.0316, 1e-5, 3, 1)]
+
+
+@pytest.mark.parametrize("eps, delta, n, p", NOISE_SETTINGS)
+def test_the_noise_explorer_shows_the_public_bounds(eps, delta, n, p):
+    """The noise explorer solves Theorem 3.4 for n and its plot's grid, both variants, in one root
+    solve per variant and caches the roots (issue 30): its numbers are, bit for bit, the public
+    functions' for that one setting, its curves those of ``sigma_b`` on the grid, and its panel
+    shows them."""
+    import numpy as np
+
+    from dpmask.exact import analytic_gaussian_sigma
+    from dpmask.paper.bounds import sigma_a_necessary, sigma_a_sufficient, sigma_b
+    from dpmask.widgets import _shared, noise
+
+    _fresh_widget_caches()
+    want = {
+        "a_necessary": sigma_a_necessary(eps, delta),
+        "a_sufficient": sigma_a_sufficient(eps, delta),
+        "b_sufficient": sigma_b(eps, delta, n, p),
+        "b_corrected": sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else None,
+        "a_exact": analytic_gaussian_sigma(eps, delta),
+    }
+    want["ratio"] = want["a_sufficient"] / want["b_sufficient"]
+    noise._solve_ahead(eps, delta, n, p)  # the explorer's path: the grid solved with n
+    assert noise.noise_numbers(eps, delta, n, p) == want
+    grid, b, b_cor, a_suf, a_nec, a_ex = noise._curves(eps, delta, p)
+    assert np.array_equal(b, sigma_b(eps, delta, grid, p))
+    assert np.array_equal(b_cor, sigma_b(eps, delta, grid, p, corrected=True))
+    for m in grid[[0, len(grid) // 2, -1]]:   # and each point as a setting alone
+        assert b[grid == m][0] == sigma_b(eps, delta, int(m), p)
+    assert (a_suf, a_nec, a_ex) == (want["a_sufficient"], want["a_necessary"], want["a_exact"])
+    _fresh_widget_caches()
+    box = noise.noise_explorer(eps, delta, max(n, 10), p)
+    shown = _panel_values(box)
+    if n >= 10:
+        assert shown == {k: _shared.fmt(v) for k, v in want.items()}
+
+
+BLOCK_SETTINGS = [(0.1, 1e-3, 10, 1000), (1e-3, 1e-9, 50, 60), (1.0, 0.04, 1, 333333), (0.0316, 1e-5, 7, 10**6)]
+
+
+@pytest.mark.parametrize("eps, delta, p, block_", BLOCK_SETTINGS)
+def test_the_block_explorer_shows_the_public_bounds(eps, delta, p, block_):
+    """The block explorer solves Theorem 3.4 for n, the smallest block and its plot's grid in one
+    root solve (issue 30): its numbers are the public ``sigma_b`` and ``sigma_b_block`` on the
+    balanced chunks, bit for bit, and its curve is ``sigma_b`` on the grid over ``sigma_b`` at n."""
+    import numpy as np
+
+    from dpmask.paper.bounds import sigma_b, sigma_b_block
+    from dpmask.scale import balanced_chunks
+    from dpmask.widgets import _shared, block
+
+    n = 10**6
+    _fresh_widget_caches()
+    sizes = balanced_chunks(n, block_)
+    full, blk = sigma_b(eps, delta, n, p), sigma_b_block(eps, delta, sizes, p)
+    box = block.block_explorer(eps, delta, n, p, block_)
+    got = block.block_numbers(eps, delta, n, p, block_)
+    assert (got["blocks"], got["smallest"]) == (len(sizes), min(sizes))
+    assert (got["sigma_full"], got["sigma_block"], got["price"]) == (full, blk, blk / full)
+    grid, ratio = block._curve(eps, delta, n, p)
+    assert np.array_equal(ratio, sigma_b(eps, delta, grid, p) / full)
+    for m in grid[[0, len(grid) // 2, -1]]:
+        assert ratio[grid == m][0] == sigma_b(eps, delta, int(m), p) / full
+    shown = _panel_values(box)
+    assert shown["sigma_full"] == _shared.fmt(full) and shown["sigma_block"] == _shared.fmt(blk)
+
+
+INFERENCE_SETTINGS = [(0.1, 1e-3, 10**6), (1e-3, 1e-8, 1000), (1.0, 0.1, 10**10), (0.0316, 1e-5, 123457)]
+
+
+@pytest.mark.parametrize("eps, delta, n", INFERENCE_SETTINGS)
+def test_the_inference_explorer_shows_the_public_sigmas(eps, delta, n):
+    """The inference explorer solves Theorem 3.4 (p = 2) for n, 10^9 and its plot's grid in one root
+    solve (issue 30): its sigma_0 and the errors and rows built on it are those of the public
+    ``sigma_b``, ``analytic_gaussian_sigma`` and ``ols_from_gram`` (Proposition 6.3 at E[G])."""
+    import numpy as np
+
+    from dpmask.exact import analytic_gaussian_sigma
+    from dpmask.inference import ols_from_gram
+    from dpmask.paper.bounds import sigma_b
+    from dpmask.widgets import inference
+
+    def rmse(s, m):
+        G = m * np.array([[1 / 3, 1 / 6], [1 / 6, 1 / 6]]) + m * s**2 * np.eye(2)
+        return ols_from_gram(G, m, 1, s, conditional=True).se[0]
+
+    _fresh_widget_caches()
+    s_a, s_b, s_big = analytic_gaussian_sigma(eps, delta), sigma_b(eps, delta, n, 2), sigma_b(eps, delta, 10**9, 2)
+    box = inference.inference_explorer(eps, delta, n)
+    got = inference.inference_numbers(eps, delta, n)
+    assert (got["sigma_a"], got["sigma_b"]) == (s_a, s_b)
+    assert (got["rmse_a"], got["rmse_b"]) == (rmse(s_a, n), rmse(s_b, n))
+    assert got["rows_b"] == 10**9 * (rmse(s_big, 10**9) / 0.05) ** 2
+    assert got["rows_a"] == 10**9 * (rmse(s_a, 10**9) / 0.05) ** 2
+    curve_a, curve_b = inference._curves(eps, delta)
+    s_grid = sigma_b(eps, delta, inference._GRID.astype(int), 2)
+    assert np.array_equal(curve_b, [rmse(s, int(m)) for s, m in zip(s_grid, inference._GRID)])
+    assert np.array_equal(curve_a, [rmse(s_a, int(m)) for m in inference._GRID])
+    assert "sigma_b" in _panel_values(box)
+
+
+def test_the_shared_sigma_0_cache_is_bounded_and_keeps_the_errstate(monkeypatch):
+    """The cache keeps its SIGMA0_MAX most recent settings, and a value solved while numpy ignored
+    floating-point errors is solved again for a caller that makes them raise (inference_numbers)."""
+    import numpy as np
+
+    from dpmask.paper.bounds import sigma_b
+    from dpmask.widgets import _shared
+
+    _shared._SIGMA0.clear()
+    monkeypatch.setattr(_shared, "SIGMA0_MAX", 5)
+    _shared.sigma0([(0.1, 0.01, m, 2, False) for m in range(100, 108)])
+    assert list(_shared._SIGMA0) == [(0.1, 0.01, float(m), 2, False) for m in range(103, 108)]
+    _shared.sigma0([(0.1, 0.01, 104, 2, False), (0.1, 0.01, 104, 2, True)])   # a hit moves to the end
+    assert list(_shared._SIGMA0)[-2:] == [(0.1, 0.01, 104.0, 2, False), (0.1, 0.01, 104.0, 2, True)]
+    assert _shared._SIGMA0[(0.1, 0.01, 104.0, 2, True)][0] == sigma_b(0.1, 0.01, 104, 2, corrected=True)
+    key_ = (0.1, 0.01, 500.0, 2, False)
+    _shared._SIGMA0[key_] = (123.0, False)   # planted: as if solved with errors ignored
+    assert _shared.sigma0([key_]) == [123.0]
+    with np.errstate(over="raise", divide="raise", invalid="raise"):
+        assert _shared.sigma0([key_]) == [sigma_b(0.1, 0.01, 500, 2)]
+    assert _shared._SIGMA0[key_] == (sigma_b(0.1, 0.01, 500, 2), True)
+    _shared._SIGMA0.clear()

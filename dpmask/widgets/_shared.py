@@ -140,6 +140,60 @@ def analytic_sigma(eps, delta):
     return float(_analytic_gaussian_sigma(eps, delta))
 
 
+#: Theorem 3.4's sigma_0 by (eps, delta, n, p, corrected), the most recent SIGMA0_MAX settings (issue 30).
+_SIGMA0 = collections.OrderedDict()
+SIGMA0_MAX = 4096
+_SIGMA0_LOCK = threading.Lock()
+
+
+def sigma0(settings):
+    """Theorem 3.4's sigma_0 at each (eps, delta, n, p, corrected) of *settings*, arguments a door has checked.
+
+    The settings not seen before are solved together, in one vectorised call of the core
+    :func:`dpmask.paper.bounds._sigma_b` per value of *corrected* (one ``find_root`` over an array
+    instead of one per setting: its fixed cost per iteration is most of a scalar solve); the
+    others come from a bounded cache keyed on the exact floats.  ``find_root`` iterates
+    elementwise, so each value is, bit for bit, the one :func:`dpmask.paper.bounds.sigma_b` gives
+    for that setting alone (``tests/test_doors.py`` compares them).  The noise, block and
+    inference explorers share it (issue 30); a failed solve caches nothing and raises as
+    ``_sigma_b`` does, and a caller that makes numpy raise on over, divide and invalid gets only
+    values solved that way (inference_numbers turns such errors into its ValueError).
+
+    Returns
+    -------
+    list of float
+        sigma_0 for each setting, in order.
+    """
+    from ..paper import bounds
+
+    keys = [(float(e), float(d), float(n), int(p), bool(c)) for e, d, n, p, c in settings]
+    # A value solved while numpy ignored a floating-point error that the caller turns into an
+    # exception (np.errstate(..., "raise")) is not handed to that caller: it is solved again.
+    err = np.geterr()
+    strict = all(err[kind] == "raise" for kind in ("over", "divide", "invalid"))
+    found = {}
+    with _SIGMA0_LOCK:
+        for k in keys:
+            if k in _SIGMA0 and (_SIGMA0[k][1] or not strict):
+                _SIGMA0.move_to_end(k)
+                found[k] = _SIGMA0[k][0]
+    missing = sorted({k for k in keys if k not in found})
+    for corrected in (False, True):
+        group = [k for k in missing if k[4] is corrected]
+        if not group:
+            continue
+        columns = (np.array(column) for column in list(zip(*group))[:4])
+        values = np.atleast_1d(bounds._sigma_b(*columns, corrected=corrected))
+        with _SIGMA0_LOCK:
+            for k, v in zip(group, values):
+                found[k] = float(v)
+                _SIGMA0[k] = (found[k], strict)
+                _SIGMA0.move_to_end(k)
+            while len(_SIGMA0) > SIGMA0_MAX:
+                _SIGMA0.popitem(last=False)
+    return [found[k] for k in keys]
+
+
 # --------------------------------------------------------------------------- controls
 
 

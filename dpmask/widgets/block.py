@@ -10,7 +10,7 @@ import numpy as np
 from .._validate import check_scalar
 from .._style import color, series
 from ._shared import LivePlot, data_range, explorer, int_slider, key, linear_range, log_range, log_slider
-from ._shared import new_figure, panel, plain_log_ticks, whole
+from ._shared import new_figure, panel, plain_log_ticks, sigma0, whole
 
 
 def block_numbers(eps, delta, n, p, block):
@@ -41,6 +41,11 @@ def block_numbers(eps, delta, n, p, block):
         ``frame_flops_per_row`` ~ 6 p^2 (the frame identity: the Gram matrix of
         Z, the QR of M and the product U R), leading terms as in chapter 8.
     """
+    return _block_values(*_block_door(eps, delta, n, p, block))
+
+
+def _block_door(eps, delta, n, p, block):
+    """:func:`block_numbers`' checks, once: (eps, delta, n, p, k, n_s) with k blocks, the smallest n_s rows."""
     from ..paper import bounds
     from .._validate import check_int, check_n_p
 
@@ -59,9 +64,15 @@ def block_numbers(eps, delta, n, p, block):
         raise ValueError(f"block={block} cuts n={n} rows into {k} blocks whose smallest has {n_s} <= p={p} rows; "
                          f"Theorem 3.4 needs more rows than columns in every block: choose a larger block")
     bounds._check_b_args(eps, delta, n, p, False)  # the door for eps and delta; below, Theorem 3.4's core
-    eps, delta = float(eps), float(delta)
-    full = bounds._sigma_b(eps, delta, n, p)
-    blk = bounds._sigma_b(eps, delta, n_s, p)  # = sigma_b_block on the balanced sizes (it uses the smallest)
+    return float(eps), float(delta), n, p, k, n_s
+
+
+def _block_values(eps, delta, n, p, k, n_s):
+    """:func:`block_numbers` for arguments its door has checked.
+
+    Theorem 3.4's sigma_0 at n and at n_s (= sigma_b_block on the balanced sizes, which uses the
+    smallest) from :func:`sigma0`, which the explorer fills ahead with the plot's grid."""
+    full, blk = sigma0([(eps, delta, n, p, False), (eps, delta, n_s, p, False)])
     return {
         "blocks": k,
         "smallest": n_s,
@@ -83,10 +94,8 @@ def _curve(eps, delta, n, p):
     """sigma(n_s) / sigma(n) against n_s: the block slider only moves the marker.
 
     Drawn after :func:`block_numbers` has checked (eps, delta, n, p): Theorem 3.4's core."""
-    from ..paper import bounds
-
     grid = _grid(p, n)
-    return grid, bounds._sigma_b(eps, delta, grid, p) / bounds._sigma_b(eps, delta, n, p)
+    return grid, np.array(sigma0([(eps, delta, m, p, False) for m in grid])) / sigma0([(eps, delta, n, p, False)])[0]
 
 
 class _Plot(LivePlot):
@@ -141,7 +150,11 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
         return f"<p>Every block needs more rows than columns: block = {bb} ≤ p = {pp}.</p>" if bb <= pp else None
 
     def render(e, d, pp, bb):
-        vals = block_numbers(e, d, n, pp, bb)
+        args = _block_door(e, d, n, pp, bb)
+        eps_, delta_, _, _, _, n_s = args
+        # one root solve for n, n_s and the plot's grid (issue 30: four before); the rest is cached
+        sigma0([(eps_, delta_, m, pp, False) for m in (n, n_s, *_grid(pp, n))])
+        vals = _block_values(*args)
         return panel(_PANEL, vals, note=f"n = {n}"), plot.draw(e, d, n, pp, vals["smallest"], vals["price"])
 
     return explorer(controls, (key, key, int, whole), render, refuse)

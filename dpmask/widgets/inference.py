@@ -9,7 +9,7 @@ import numpy as np
 
 from .._style import NEUTRAL, color, series
 from ._shared import LivePlot, analytic_sigma, data_range, decade_ticks, explorer, key, log_range, log_slider
-from ._shared import new_figure, panel, single, whole
+from ._shared import new_figure, panel, sigma0, single, whole
 
 # Second moments of the chapter's example: z uniform on [-1, 1], y = 0.5 z + e, e uniform on [-0.5, 0.5].
 _SLOPE_MOMENTS = np.array([[1 / 3, 1 / 6], [1 / 6, 1 / 6]])
@@ -26,22 +26,6 @@ def _slope_rmse(sigma, n):
         G = nn * _SLOPE_MOMENTS + nn * s**2 * np.eye(2)
         out[idx] = ols_from_gram(G, nn, 1, s, conditional=True).se[0]
     return out if out.ndim else float(out)
-
-
-_SIGMA_B2 = {}
-
-
-def _sigma_b2(eps, delta, n):
-    """Theorem 3.4's sigma for p = 2, remembered: the explorer asks for n = 10^9 at every move,
-    and its curves have already computed it at every whole decade of n."""
-    from ..paper import bounds
-
-    key_ = (eps, delta, n)
-    if key_ not in _SIGMA_B2:
-        if len(_SIGMA_B2) > 8192:
-            _SIGMA_B2.clear()
-        _SIGMA_B2[key_] = float(bounds._sigma_b(eps, delta, n, 2))  # (eps, delta, n) checked by the caller
-    return _SIGMA_B2[key_]
 
 
 def inference_numbers(eps, delta, n, target=0.05):
@@ -67,22 +51,43 @@ def inference_numbers(eps, delta, n, target=0.05):
         at n), ``rows_a``, ``rows_b`` (rows for an RMSE of *target*, from the
         1/sqrt(n) law at n = 10^9) and ``rows_ratio``.
     """
+    return _inference_values(*_inference_door(eps, delta, n, target))
+
+
+def _inference_door(eps, delta, n, target):
+    """:func:`inference_numbers`' checks of each argument alone: (eps, delta, n, target), or a ValueError.
+
+    Theorem 3.4's domain is checked by :func:`_inference_values`, whose errors name the slope's."""
     from .._validate import check_delta, check_eps, check_int, check_positive
 
     eps = single(check_eps(eps), "eps")
     delta = single(check_delta(delta), "delta")
     n = int(single(check_int(n, "n", minimum=3), "n"))
     target = single(check_positive(target, "target"), "target")
+    return eps, delta, n, target
+
+
+def _inference_values(eps, delta, n, target, ahead=()):
+    """:func:`inference_numbers` after :func:`_inference_door`.
+
+    *ahead*: more n at which the caller will want Theorem 3.4's sigma_0 (the explorer's grid),
+    solved in the same root solve as n and 10^9 (issue 30); should they fail where n and 10^9 do
+    not, n and 10^9 are solved alone, as without them."""
     from ..paper import bounds
 
     try:
         with np.errstate(over="raise", divide="raise", invalid="raise"):
             bounds._check_b_args(eps, delta, n, 2, False)  # the door of the roots below (Theorem 3.4's
             s_a = analytic_sigma(eps, delta)                # domain holds the analytic Gaussian's): once
-            s_b = _sigma_b2(eps, delta, n)
             big = 10**9
+            if len(ahead):
+                try:
+                    sigma0([(eps, delta, m, 2, False) for m in (n, big, *ahead)])
+                except (FloatingPointError, RuntimeError):
+                    pass
+            s_b, s_big = sigma0([(eps, delta, n, 2, False), (eps, delta, big, 2, False)])
             rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
-            rows_b = big * (_slope_rmse(_sigma_b2(eps, delta, big), big) / target) ** 2
+            rows_b = big * (_slope_rmse(s_big, big) / target) ** 2
             out = {
                 "sigma_a": s_a,
                 "sigma_b": s_b,
@@ -112,11 +117,7 @@ _GRID = np.logspace(3, 10, 8)
 @functools.lru_cache(maxsize=256)
 def _curves(eps, delta):
     """Error of the slope against n under both settings: the n slider only moves the marker."""
-    from ..paper import bounds
-
-    s_b = bounds._sigma_b(eps, delta, _GRID, 2)  # drawn after inference_numbers checked (eps, delta)
-    for n, value in zip(_GRID, s_b):
-        _SIGMA_B2[(eps, delta, int(n))] = float(value)
+    s_b = np.array(sigma0([(eps, delta, n, 2, False) for n in _GRID]))  # drawn after the door checked (eps, delta)
     return _slope_rmse(analytic_sigma(eps, delta), _GRID), _slope_rmse(s_b, _GRID)
 
 
@@ -175,7 +176,9 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
 
     def render(e, d, nn):
         note = f"n = {nn}; first-order errors, unreliable where they exceed the slope (0.5)"
-        return panel(_PANEL, inference_numbers(e, d, nn), note), plot.draw(e, d, nn)
+        # sigma_0 at n, at 10^9 and on the plot's grid in one root solve (issue 30: three before)
+        vals = _inference_values(*_inference_door(e, d, nn, 0.05), ahead=_GRID)
+        return panel(_PANEL, vals, note), plot.draw(e, d, nn)
 
     return explorer(controls, (key, key, whole), render)
 

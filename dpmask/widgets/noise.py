@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 from .._validate import check_scalar
 from .._style import color, series
-from ._shared import LivePlot, data_range, explorer, int_slider, key, log_range, log_slider, n_grid, new_figure
-from ._shared import panel, plain_log_ticks, whole
+from ._shared import LivePlot, analytic_sigma, data_range, explorer, int_slider, key, log_range, log_slider, n_grid
+from ._shared import new_figure, panel, plain_log_ticks, sigma0, whole
 
 
 def noise_numbers(eps, delta, n, p):
@@ -37,9 +39,13 @@ def noise_numbers(eps, delta, n, p):
         a_sufficient / b_sufficient, the last column of the paper's Table 1 (a
         ratio of two sufficient bounds, not the noise masking saves: chapter 7).
     """
+    return _noise_values(*_noise_door(eps, delta, n, p))
+
+
+def _noise_door(eps, delta, n, p):
+    """:func:`noise_numbers`' checks, once: (eps, delta) as floats and (n, p) as ints, or a ValueError."""
     from ..paper import bounds
     from .._validate import check_n_p
-    from ..exact.gaussian import _analytic_gaussian_sigma
 
     for name, value in (("eps", eps), ("delta", delta), ("n", n), ("p", p)):
         check_scalar(value, name)
@@ -49,20 +55,38 @@ def noise_numbers(eps, delta, n, p):
     # 3.4's domain, which holds the analytic Gaussian's); below, the bounds' unvalidated cores.
     eps, delta = bounds._setting_a_args(eps, delta, 0.5, bounds._THM32)
     bounds._check_b_args(eps, delta, n, p, False)
-    eps, delta = float(eps), float(delta)
+    return float(eps), float(delta), n, p
+
+
+def _noise_values(eps, delta, n, p):
+    """:func:`noise_numbers` for arguments its door has checked: the bounds' cores.
+
+    Theorem 3.4's two roots (2(n - p) and, where defined, 2(n - p - 1)) come from :func:`sigma0`,
+    which the explorer has filled ahead with the plot's grid (:func:`_solve_ahead`)."""
+    from ..paper import bounds
+
     a_nec = bounds._sigma_a_necessary(eps, delta)
     a_suf = bounds._sigma_a_sufficient(eps, delta)
-    b_suf = bounds._sigma_b(eps, delta, n, p)
     # the conservative variant's 2(n - p - 1) degrees of freedom vanish at n = p + 1: no value
-    b_cor = bounds._sigma_b(eps, delta, n, p, corrected=True) if n > p + 1 else None
+    b_suf, *b_cor = sigma0([(eps, delta, n, p, False)] + ([(eps, delta, n, p, True)] if n > p + 1 else []))
     return {
         "a_necessary": a_nec,
         "a_sufficient": a_suf,
         "b_sufficient": b_suf,
-        "b_corrected": b_cor,
-        "a_exact": _analytic_gaussian_sigma(eps, delta),
+        "b_corrected": b_cor[0] if b_cor else None,
+        "a_exact": analytic_sigma(eps, delta),
         "ratio": a_suf / b_suf,
     }
+
+
+def _solve_ahead(eps, delta, n, p):
+    """Theorem 3.4's sigma_0 at n and on the plot's grid of n, both variants, for checked arguments.
+
+    One root solve per variant for everything an update shows and draws (issue 30: four solves
+    before, each a scalar or a grid); what was solved before comes from :func:`sigma0`'s cache."""
+    grid = n_grid(p)
+    sigma0([(eps, delta, m, p, corrected) for corrected in (False, True)
+            for m in (n, *grid) if m > p + 1 or not corrected])
 
 
 @functools.lru_cache(maxsize=256)
@@ -72,16 +96,15 @@ def _curves(eps, delta, p):
     Drawn after :func:`noise_numbers` has checked (eps, delta, n, p), on a grid of n > p + 1: the
     bounds' cores, unvalidated."""
     from ..paper import bounds
-    from ..exact.gaussian import _analytic_gaussian_sigma
 
     grid = n_grid(p)
     return (
         grid,
-        bounds._sigma_b(eps, delta, grid, p),
-        bounds._sigma_b(eps, delta, grid, p, corrected=True),
+        np.array(sigma0([(eps, delta, m, p, False) for m in grid])),
+        np.array(sigma0([(eps, delta, m, p, True) for m in grid])),
         bounds._sigma_a_sufficient(eps, delta),
         bounds._sigma_a_necessary(eps, delta),
-        _analytic_gaussian_sigma(eps, delta),
+        analytic_sigma(eps, delta),
     )
 
 
@@ -164,7 +187,9 @@ def noise_explorer(eps=0.1, delta=0.01, n=100, p=1):
         return f"<p>Theorem 3.4 needs more rows than columns: n = {nn} ≤ p = {pp}.</p>" if nn <= pp else None
 
     def render(e, d, nn, pp):
-        vals = noise_numbers(e, d, nn, pp)
+        args = _noise_door(e, d, nn, pp)
+        _solve_ahead(*args)
+        vals = _noise_values(*args)
         return panel(_PANEL, vals, note=f"n = {nn}"), plot.draw(e, d, nn, pp, vals["b_sufficient"])
 
     return explorer(controls, (key, key, whole, int), render, refuse)
