@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import re
 import sys
 import time
@@ -597,8 +598,6 @@ def write_portable(out: Path, cache: Path, html: Path, root: Path = ROOT, editio
     written, problems = {e: [] for e in editions}, []
     for e in editions:
         (out / e / "chapters").mkdir(parents=True, exist_ok=True)
-        for old in (out / e / "chapters").glob("*.ipynb"):
-            old.unlink()
     for stem, nb in executed_notebooks(cache, root):
         values = glued_values(nb)
         for i, cell in enumerate(nb["cells"]):  # each cell's place in the chapter, through strip_solutions
@@ -608,8 +607,16 @@ def write_portable(out: Path, cache: Path, html: Path, root: Path = ROOT, editio
             new, notes = convert(src, stem, book, values, e, root)
             problems += [f"{e}: {n}" for n in notes]
             target = out / e / "chapters" / f"{stem}.ipynb"
-            target.write_text(json.dumps(new, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            # Whole or not at all: a reader of the folder (a test in the other lane of `make
+            # test-slow`) sees the old notebook or the new one, never a half-written file.
+            part = target.with_name(f".{target.name}.part")
+            part.write_text(json.dumps(new, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(part, target)
             written[e].append(target)
+    for e in editions:  # a chapter no longer in the book leaves no notebook behind
+        for old in (out / e / "chapters").glob("*.ipynb"):
+            if old not in written[e]:
+                old.unlink()
     if problems:
         raise SystemExit("the portable notebooks are not the book's:\n" + "\n".join(sorted(set(problems))))
     return written

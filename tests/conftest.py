@@ -60,6 +60,9 @@ MARKERS = {
     "heavy": "a package test that takes seconds: in `make test`, not in `make test-quick`",
     "stress": "a long stress run in subprocesses (tests/test_threads.py): slow, and run in "
               "`make test-slow`'s JupyterLab lane, which has the time",
+    "reader": "reads the built book or its portable notebooks and writes nothing (tests/test_portable_lab.py, "
+              "tests/test_keyboard.py): `make test-slow` runs it in its JupyterLab lane, beside the lane "
+              "that builds the student edition and the PDFs",
 }
 # Chapters whose glued values are measured afresh by each run (chapter 8's timings, speed-ups and
 # memory peaks): a check that runs them again (tests/test_live.py, tests/test_portable.py) asks
@@ -70,6 +73,11 @@ BROWSER_FIXTURES = {"browser", "book_pdf"}
 CLUSTER_FILES = {"test_cluster.py"}
 LIVE_FILES = {"test_live.py"}
 PUBLISH_FILES = {"test_publish.py"}
+READER_FILES = {"test_portable_lab.py", "test_keyboard.py"}
+# `make test-slow` builds the book (`make book`) before its two lanes and sets DPMASK_BOOK_READY=1:
+# the fixtures that build it (built_book, portable_notebooks, test_publish's full_html) then use it
+# as it is, so that a lane reading it (a `reader` test) never sees the other lane rewrite it.
+BOOK_READY = os.environ.get("DPMASK_BOOK_READY") == "1"
 # Printing the whole book to PDF through Chromium and reading its ~300 pages back took 264 s of the
 # suite's 1,750 s on the loaded machine (15 %, about 120 s of the 787 s idle): more than `make
 # test` can hold.  What the PDF check detects: a chapter or a bookmark missing or out of order,
@@ -174,6 +182,8 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(pytest.mark.live)
         if name in PUBLISH_FILES:
             item.add_marker(pytest.mark.publish)
+        if name in READER_FILES:
+            item.add_marker(pytest.mark.reader)
         if fixtures & SLOW_FIXTURES:
             item.add_marker(pytest.mark.slow)
         if any(item.nodeid.startswith(prefix) for prefix in HEAVY):
@@ -368,6 +378,10 @@ def built_book(request):
     again; a notebook that nbval ran and the build still executed fails here (the cache missed,
     e.g. because its execution mode is no longer ``cache``).
     """
+    if BOOK_READY:
+        if not (OUT / "_build" / "html" / "index.html").exists():
+            pytest.fail("DPMASK_BOOK_READY=1 but the book is not built: run `make book` first")
+        return "(built by `make book` before this session: DPMASK_BOOK_READY=1)"
     cmd = [
         str(Path(sys.executable).with_name("jupyter-book")),
         "build",
@@ -399,6 +413,8 @@ def built_book(request):
 @pytest.fixture(scope="session")
 def portable_notebooks(built_book):
     """The build step of `make book` (``_ext/portable.py``), run on the book just built."""
+    if BOOK_READY:  # `make book` wrote them before this session
+        return OUT / "_build" / "portable"
     res = subprocess.run([sys.executable, str(ROOT / "_ext" / "portable.py")], capture_output=True, text=True,
                          cwd=ROOT, timeout=1200)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -234,7 +234,7 @@ SCREEN = """async ([patience, wanted]) => {
       for (let j = 0; j < cell.model.outputs.length; j++) {
         let md = (cell.model.outputs.get(j).data || {})['text/markdown'];
         if (Array.isArray(md)) md = md.join('');
-        if (typeof md === 'string') n += (md.match(/\{figure\}/g) || []).length;
+        if (typeof md === 'string') n += (md.match(/\\{figure\\}/g) || []).length;
       }
       return n;
     })();
