@@ -14,6 +14,11 @@ Markers (applied here by path and fixture, so that a new test inherits them):
   the workflow, Binder, the editions);
 - ``heavy``: a package test that takes seconds (``HEAVY`` below, each with its time): ``make test``
   runs it, ``make test-quick`` does not.
+- ``stress``: a long stress run in subprocesses (tests/test_threads.py), in ``make test-slow``'s
+  second lane;
+- ``reader``: reads the built book or its portable notebooks and writes nothing
+  (``READER_FILES``), in ``make test-slow``'s second lane, beside the first, which writes the
+  student edition and the PDFs.
 
 ``make test-quick`` deselects all of them: it is the package's unit, property and doctests that
 take well under a second each.  ``make test`` deselects ``slow`` and ``live``, ``make test-slow``
