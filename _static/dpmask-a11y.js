@@ -115,10 +115,24 @@
   // scrollable-region-focusable: a code block that scrolls sideways can be reached with the
   // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
   // scrollable then, so it is checked again when a dropdown opens or the window is resized.
+  // What counts is text hidden past the block's visible box: a block whose text only runs into
+  // its right padding scrolls that padding alone, and the theme's Tab stop there led nowhere and
+  // had no role (issue 31: IBM's element_tabbable_role_valid, chapter 2's codecell5, 10 px); it is
+  // taken out (tabindex -1; Chromium makes a scroller a stop of its own otherwise).
+  function hidesText(el) {
+    const text = document.createRange();
+    text.selectNodeContents(el);
+    const r = text.getBoundingClientRect(), box = el.getBoundingClientRect();
+    return r.right + el.scrollLeft > box.left + el.clientLeft + el.clientWidth + 2
+      || r.bottom + el.scrollTop > box.top + el.clientTop + el.clientHeight + 2;
+  }
   function focusScrollables(root) {
     for (const el of root.querySelectorAll("article pre")) {
-      if (el.scrollWidth > el.clientWidth + 1 && el.tabIndex < 0) {
+      const scrolls = (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) && hidesText(el);
+      if (scrolls && el.tabIndex < 0) {
         el.tabIndex = 0;
+      } else if (!scrolls && el.getAttribute("tabindex") === "0") {
+        el.setAttribute("tabindex", "-1");
       }
     }
   }
