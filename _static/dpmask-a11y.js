@@ -209,8 +209,9 @@
 
   function start() {
     fixAll();
-    // sphinx-togglebutton draws its buttons after the page has loaded
-    // (and the theme's tooltips set aria-label again): fix what they add or rename
+    // sphinx-togglebutton draws its buttons after the page has loaded (and the theme's tooltips
+    // set aria-label again, its resize handler the code blocks' tabindex 300 ms after this
+    // script's pass): fix what they add or change; a second pass changes nothing, so this ends
     new MutationObserver(function (records) {
       for (const r of records) {
         if (r.addedNodes.length || r.type === "attributes") {
@@ -218,7 +219,7 @@
           return;
         }
       }
-    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label", "tabindex"] });
     window.addEventListener("load", later);
     window.addEventListener("resize", later);  // the search button's text shows from 960 px on
     document.addEventListener("toggle", later, true);  // a <details> opened or closed
