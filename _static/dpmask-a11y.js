@@ -139,16 +139,15 @@
 
   // Formulas are not Tab stops (_config.yml: MathJax's inTabOrder is off).  The layout gives each
   // inline formula a box that scrolls sideways when the formula is wider than the text
-  // (dpmask-layout.css: span.math), and MathJax's glyphs overflow that box by a pixel in height
-  // and often in width (an italic letter's overhang: 8 of chapter 3's inline formulas, 1 px);
-  // Chromium makes a scroll container with nothing focusable inside a Tab stop of its own, so
-  // each formula came back into the Tab order through its box.  A box that hides no more than
-  // that overhang is taken out (tabindex -1); one that hides more (a wide display equation on a
-  // phone) is a stop, to be scrolled by keyboard (axe's scrollable-region-focusable asks for its
-  // tabindex 0 beyond 13 px).  It is a group named for what it is and why it is a stop: not a
-  // region (issue 31: IBM's checker reported the seven same-named "Wide formula" landmarks of
-  // chapter 3, and a formula is no landmark to jump to).
-  const OVERHANG = 2;  // px a glyph may stick out of its box unscrolled (1 px measured)
+  // (dpmask-layout.css: span.math, which also holds a glyph's overhang of a pixel), and MathJax's
+  // glyphs overflow that box by a pixel in height; Chromium makes a scroll container with nothing
+  // focusable inside a Tab stop of its own, so each formula came back into the Tab order through
+  // its box.  A box that does not scroll sideways is taken out (tabindex -1); one that does (a
+  // wide display equation on a phone) is a stop, to be scrolled by keyboard (axe's
+  // scrollable-region-focusable asks for its tabindex 0).  It is a group named for what it is and
+  // why it is a stop: not a region (issue 31: IBM's checker reported chapter 3's seven same-named
+  // "Wide formula" landmarks, and a formula is no landmark to jump to).
+  const OVERHANG = 0;  // px a box may hide unscrolled (axe counts any hidden width)
   function unfocusFormulaBoxes(root) {
     for (const box of root.querySelectorAll("article span.math, article div.math > mjx-container")) {
       const scrolls = box.scrollWidth > box.clientWidth + OVERHANG || box.scrollHeight > box.clientHeight + 12;

@@ -237,10 +237,9 @@ async (pad) => {
     what: el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (cls ? '.' + cls : ''),
     text: (el.getAttribute('aria-label') || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60),
     // a formula, or the box the book's layout gives one (a scroll container, which Chromium makes a
-    // Tab stop of its own once nothing inside it is one), unless it really scrolls sideways (more
-    // than a glyph's 2 px overhang: _static/dpmask-a11y.js)
+    // Tab stop of its own once nothing inside it is one), unless it really scrolls sideways
     formula: el.closest('mjx-container, span.math, div.math') !== null && !el.matches('a, button')
-             && !(el.scrollWidth > el.clientWidth + 2 || el.scrollHeight > el.clientHeight + 12),
+             && !(el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight + 12),
     slider: el.getAttribute('role') === 'slider',
     box: w > 0 && h > 0 ? {x, y, width: w, height: h} : null,
   };

@@ -242,7 +242,7 @@ def sweep(html_dir, pages, engine, chromium, chromium_args):
                 context = browser.new_context(viewport=a11y.DESKTOP)
                 try:
                     page = context.new_page()
-                    page.goto(f"{base}/{name}.html", wait_until="load")
+                    page.goto(f"{base}/{name}.html", wait_until="load", timeout=120000)
                     page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)
                     a11y.wait_for_explorers(page)
                     page.wait_for_timeout(300)

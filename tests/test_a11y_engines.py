@@ -105,7 +105,7 @@ def open_page(browser, base, name):
     """A page of the book at 1280 px, its mathematics typeset and its explorers drawn and named."""
     context = browser.new_context(viewport=a11y.DESKTOP)
     page = context.new_page()
-    page.goto(f"{base}/{name}.html", wait_until="load")
+    page.goto(f"{base}/{name}.html", wait_until="load", timeout=120000)
     page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)
     a11y.wait_for_explorers(page)
     page.wait_for_timeout(300)  # sphinx-togglebutton's buttons and the page scripts' passes

@@ -97,7 +97,7 @@ def _formula_stops(page, stops):
     scroll is, and so is a scrolling one without that role and name.
     """
     tabbable = page.evaluate("""() => [...document.querySelectorAll('mjx-container')].filter(m => m.tabIndex >= 0
-        && !((m.scrollWidth > m.clientWidth + 2 || m.scrollHeight > m.clientHeight + 12)
+        && !((m.scrollWidth > m.clientWidth || m.scrollHeight > m.clientHeight + 12)
              && m.getAttribute('role') === 'group' && (m.getAttribute('aria-label') || '').startsWith('Wide '))).length""")
     return tabbable, [s for s in stops if s["formula"]]
 
