@@ -18,6 +18,8 @@
  *   starting with the word it shows ("Show the solution to Exercise 3.1", then "Hide ..."; the
  *   hints are "Show" and "Hide" in _config.yml), and its chevron, a drawing, is hidden from
  *   assistive technology.
+ * - landmarks (issue 31, IBM's aria_content_in_landmark): the primary sidebar is the book's
+ *   navigation, and the skip link sits in the header.
  * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
  *   the HTML book and JupyterLab (the dpmask-live extension loads it there).
  */
@@ -113,43 +115,79 @@
   // scrollable-region-focusable: a code block that scrolls sideways can be reached with the
   // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
   // scrollable then, so it is checked again when a dropdown opens or the window is resized.
+  // What counts is text hidden past the block's visible box: a block whose text only runs into
+  // its right padding scrolls that padding alone, and the theme's Tab stop there led nowhere and
+  // had no role (issue 31: IBM's element_tabbable_role_valid, chapter 2's codecell5, 10 px); it is
+  // taken out (tabindex -1; Chromium makes a scroller a stop of its own otherwise).
+  function hidesText(el) {
+    const text = document.createRange();
+    text.selectNodeContents(el);
+    const r = text.getBoundingClientRect(), box = el.getBoundingClientRect();
+    return r.right + el.scrollLeft > box.left + el.clientLeft + el.clientWidth + 2
+      || r.bottom + el.scrollTop > box.top + el.clientTop + el.clientHeight + 2;
+  }
   function focusScrollables(root) {
     for (const el of root.querySelectorAll("article pre")) {
-      if (el.scrollWidth > el.clientWidth + 1 && el.tabIndex < 0) {
+      const scrolls = (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) && hidesText(el);
+      if (scrolls && el.tabIndex < 0) {
         el.tabIndex = 0;
+      } else if (!scrolls && el.getAttribute("tabindex") === "0") {
+        el.setAttribute("tabindex", "-1");
       }
     }
   }
 
   // Formulas are not Tab stops (_config.yml: MathJax's inTabOrder is off).  The layout gives each
   // inline formula a box that scrolls sideways when the formula is wider than the text
-  // (dpmask-layout.css: span.math), and MathJax's glyphs overflow that box by a pixel in height;
-  // Chromium makes a scroll container with nothing focusable inside a Tab stop of its own, so
-  // each formula came back into the Tab order through its box.  A box that does not scroll
-  // sideways is taken out (tabindex -1); one that does (a wide display equation on a phone) is a
-  // stop, to be scrolled by keyboard (axe's scrollable-region-focusable asks for its tabindex 0).
+  // (dpmask-layout.css: span.math, which also holds a glyph's overhang of a pixel), and MathJax's
+  // glyphs overflow that box by a pixel in height; Chromium makes a scroll container with nothing
+  // focusable inside a Tab stop of its own, so each formula came back into the Tab order through
+  // its box.  A box that does not scroll sideways is taken out (tabindex -1); one that does (a
+  // wide display equation on a phone) is a stop, to be scrolled by keyboard (axe's
+  // scrollable-region-focusable asks for its tabindex 0).  It is a group named for what it is and
+  // why it is a stop: not a region (issue 31: IBM's checker reported chapter 3's seven same-named
+  // "Wide formula" landmarks, and a formula is no landmark to jump to).
+  const OVERHANG = 0;  // px a box may hide unscrolled (axe counts any hidden width)
   function unfocusFormulaBoxes(root) {
     for (const box of root.querySelectorAll("article span.math, article div.math > mjx-container")) {
-      // as axe-core counts a box scrollable: any hidden width, 13 px of hidden height
-      const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight + 12;
+      const scrolls = box.scrollWidth > box.clientWidth + OVERHANG || box.scrollHeight > box.clientHeight + 12;
       if (!scrolls && box.getAttribute("tabindex") !== "-1") {
         box.setAttribute("tabindex", "-1");
       } else if (scrolls && box.getAttribute("tabindex") !== "0") {
         box.setAttribute("tabindex", "0");  // Chromium would make it a stop anyway; axe asks for the attribute
       }
-      // a stop has a role and a name: the box is a region that says what it is and why it is a stop
-      if (scrolls && !box.hasAttribute("aria-label")) {
-        box.setAttribute("role", "region");
+      if (scrolls && box.getAttribute("role") !== "group") {
+        box.setAttribute("role", "group");
         box.setAttribute("aria-label", box.matches("mjx-container")
           ? "Wide equation, scrolls sideways" : "Wide formula, scrolls sideways");
-      } else if (!scrolls && box.getAttribute("role") === "region") {
+      } else if (!scrolls && box.getAttribute("role") === "group") {
         box.removeAttribute("role");
         box.removeAttribute("aria-label");
       }
     }
   }
 
+  // Every piece of the page in a landmark (issue 31: IBM's checker, aria_content_in_landmark, WCAG
+  // 1.3.1), so that a screen reader moving by landmarks misses nothing: the primary sidebar holds
+  // the book's title link and a search button beside its "Main" navigation, outside any landmark,
+  // and becomes the book's navigation; the skip link, before every landmark, moves to the start
+  // of the header (the banner), still the page's first Tab stop and still fixed to the top of
+  // the window when it has the focus.
+  function landmarks() {
+    const sidebar = document.getElementById("pst-primary-sidebar");
+    if (sidebar && !sidebar.hasAttribute("role")) {
+      sidebar.setAttribute("role", "navigation");
+      sidebar.setAttribute("aria-label", "Book");
+    }
+    const skip = document.getElementById("pst-skip-link");
+    const header = document.getElementById("pst-header");
+    if (skip && header && skip.parentElement !== header) {
+      header.prepend(skip);
+    }
+  }
+
   function fixAll() {
+    landmarks();
     unfocusFormulaBoxes(document);
     nameToggles(document);
     nameSummaries(document);
@@ -170,8 +208,9 @@
 
   function start() {
     fixAll();
-    // sphinx-togglebutton draws its buttons after the page has loaded
-    // (and the theme's tooltips set aria-label again): fix what they add or rename
+    // sphinx-togglebutton draws its buttons after the page has loaded (and the theme's tooltips
+    // set aria-label again, its resize handler the code blocks' tabindex 300 ms after this
+    // script's pass): fix what they add or change; a second pass changes nothing, so this ends
     new MutationObserver(function (records) {
       for (const r of records) {
         if (r.addedNodes.length || r.type === "attributes") {
@@ -179,7 +218,7 @@
           return;
         }
       }
-    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label"] });
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label", "tabindex"] });
     window.addEventListener("load", later);
     window.addEventListener("resize", later);  // the search button's text shows from 960 px on
     document.addEventListener("toggle", later, true);  // a <details> opened or closed

@@ -93,12 +93,12 @@ def _formula_stops(page, stops):
 
     A display equation wider than the text scrolls in its own box (dpmask-layout.css), and a box that
     scrolls must be reachable by keyboard (WCAG 2.1.1; axe's scrollable-region-focusable): such a box is
-    a stop on purpose, a region named as a wide equation, and is not counted here; one that does not
+    a stop on purpose, a group named as a wide equation, and is not counted here; one that does not
     scroll is, and so is a scrolling one without that role and name.
     """
     tabbable = page.evaluate("""() => [...document.querySelectorAll('mjx-container')].filter(m => m.tabIndex >= 0
         && !((m.scrollWidth > m.clientWidth || m.scrollHeight > m.clientHeight + 12)
-             && m.getAttribute('role') === 'region' && (m.getAttribute('aria-label') || '').startsWith('Wide '))).length""")
+             && m.getAttribute('role') === 'group' && (m.getAttribute('aria-label') || '').startsWith('Wide '))).length""")
     return tabbable, [s for s in stops if s["formula"]]
 
 

@@ -94,10 +94,11 @@ def panel(rows, values, note=""):
     The table is a status region (``role="status"``), so a screen reader reads the new numbers
     when a slider moves (the book's ``_static/dpmask-explorers-a11y.js``, in the HTML book and in
     JupyterLab, also makes the panel's container a polite live region, which outlives the table
-    that ipywidgets replaces on each update).
+    that ipywidgets replaces on each update).  Each row's label is its header cell (``th
+    scope="row"``), read with its number (issue 31: IBM's checker, table_headers_exists).
     """
     cells = "".join(
-        f"<tr><td style='padding-right:1em'>{label}</td>"
+        f"<tr><th scope='row' style='padding-right:1em;text-align:left;font-weight:normal'>{label}</th>"
         f"<td data-key='{key}' style='text-align:right'>{fmt(values[key])}</td></tr>"
         for label, key in rows
     )
