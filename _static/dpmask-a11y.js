@@ -62,7 +62,8 @@
   }
 
   function matchNamesToText(root) {
-    const labelled = "button[aria-label], a[aria-label], summary[aria-label], [role='button'][aria-label], [data-a11y-label]";
+    // (a name that speaks a formula is not the text its glyphs draw: nameMathNames)
+    const labelled = "button[aria-label], a[aria-label]:not([data-a11y-math-name]), summary[aria-label], [role='button'][aria-label], [data-a11y-label]";
     for (const el of root.querySelectorAll(labelled)) {
       const label = el.getAttribute("data-a11y-label") || el.getAttribute("aria-label") || "";
       const shown = visibleText(el);
@@ -87,6 +88,54 @@
       box.replaceWith(" " + text(box.querySelector("mjx-assistive-mml")) + " ");  // CHTML's glyphs are CSS, not text
     }
     return text(copy);
+  }
+
+  // A formula's MathML in words, as a heading's or a link's name must carry it (issue 31): Chromium
+  // leaves MathJax's assistive MathML out of a name computed from content ("3.6.4. is strictly
+  // decreasing"), so headings and links that hold a formula are named with it spoken ("3.6.4. g is
+  // strictly decreasing", "The orders 1 over ε squared and 1 over ε").
+  const SPOKEN_OPERATORS = { "=": "equals", "<": "less than", ">": "greater than", "≤": "at most", "≥": "at least",
+    "/": "over", "−": "minus", "-": "minus", "+": "plus", "×": "times", "⊤": "transpose", "∼": "distributed as" };
+  function speak(node) {
+    const kids = [...node.children];
+    const words = (list) => list.map(speak).filter(Boolean).join(" ");
+    switch (node.localName) {
+      case "msup": {
+        const power = speak(kids[1]);
+        const transpose = ["⊤", "T", "transpose"].includes(text(kids[1])) || power === "transpose";
+        return speak(kids[0]) + (power === "2" ? " squared" : transpose ? " transpose" : " to the power " + power);
+      }
+      case "msub": return speak(kids[0]) + " sub " + speak(kids[1]);
+      case "msubsup": return speak(kids[0]) + " sub " + speak(kids[1]) + " to the power " + speak(kids[2]);
+      case "mfrac": return speak(kids[0]) + " over " + speak(kids[1]);
+      case "msqrt": return "the square root of " + words(kids);
+      case "mo": { const t = text(node); return SPOKEN_OPERATORS[t] || t; }
+      case "mi": case "mn": case "mtext": case "ms": return text(node);
+      default: return kids.length ? words(kids) : text(node);
+    }
+  }
+  function spokenText(el) {
+    const copy = el.cloneNode(true);
+    for (const extra of copy.querySelectorAll(".headerlink, button, [aria-hidden='true']:not(mjx-math)")) {
+      extra.remove();
+    }
+    for (const box of copy.querySelectorAll("mjx-container")) {
+      const math = box.querySelector("mjx-assistive-mml math");
+      box.replaceWith(" " + (math ? speak(math) : "") + " ");
+    }
+    return text(copy).replace(/ ([?.,:;!)])/g, "$1");
+  }
+  function nameMathNames(root) {
+    for (const el of root.querySelectorAll("h1, h2, h3, h4, h5, h6, a[href]")) {
+      if (!el.querySelector("mjx-container mjx-assistive-mml")) {
+        continue;
+      }
+      const name = spokenText(el);
+      if (name && el.getAttribute("aria-label") !== name) {
+        el.setAttribute("aria-label", name);
+        el.setAttribute("data-a11y-math-name", "");
+      }
+    }
   }
 
   function nameToggles(root) {
@@ -191,6 +240,7 @@
     unfocusFormulaBoxes(document);
     nameToggles(document);
     nameSummaries(document);
+    nameMathNames(document);
     matchNamesToText(document);
     focusScrollables(document);
   }

@@ -344,6 +344,23 @@ _NAME_PROBLEMS = """
       problems.push(`figure ${f.id || ''} not named by its caption`);
     }
   }
+  // a heading or link that holds a formula: Chromium's name from its content leaves the formula out,
+  // so it must be named, and the name must hold every letter and number of each formula's MathML
+  for (const el of document.querySelectorAll('h1, h2, h3, h4, h5, h6, a[href]')) {
+    const maths = [...el.querySelectorAll('mjx-container mjx-assistive-mml math')];
+    if (!maths.length) { continue; }
+    const label = el.getAttribute('aria-label') || '';
+    const shown = el.textContent.replace(/\\s+/g, ' ').trim().slice(0, 50);
+    // each letter and number, or for a power 2 or a transpose the word the script speaks
+    const said = t => {
+      const x = t.textContent.trim(), up = t.parentElement.localName === 'msup' && t.previousElementSibling;
+      return up && x === '2' ? 'squared' : up && (x === '⊤' || x === 'T') ? 'transpose' : x;
+    };
+    const lost = maths.flatMap(m => [...m.querySelectorAll('mi, mn')].map(said)).filter(t => t && !label.includes(t));
+    if (!label || lost.length) {
+      problems.push(`${el.localName} "${shown}" named "${label}" without its formula (${lost.join(' ') || 'no name'})`);
+    }
+  }
   const seen = new Map();
   for (const el of document.querySelectorAll('[id]')) { seen.set(el.id, (seen.get(el.id) || 0) + 1); }
   for (const [id, n] of seen) { if (n > 1) { problems.push(`id "${id}" ${n} times`); } }
@@ -356,5 +373,6 @@ def name_problems(page):
     """What a screen reader would name badly on the page as it is now (empty when all is well):
     a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
     starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
-    name, a figure not named by its caption, an id used twice."""
+    name, a figure not named by its caption, a heading or link holding a formula whose name leaves
+    the formula out, an id used twice."""
     return page.evaluate(_NAME_PROBLEMS)

@@ -282,3 +282,37 @@ def test_figures_are_named_by_their_captions_and_ids_made_unique(page):
     assert 'id="exercise-content-2"' in fixed and 'aria-labelledby="fig-a-caption"' in fixed
     # what the figure is called in Chromium's accessibility tree
     assert page.locator("figure").get_attribute("aria-labelledby") == "fig-a-caption"
+
+
+# A heading and a contents link holding a formula, as MathJax 3 leaves them (CHTML's glyphs are CSS,
+# the assistive MathML beside them); Chromium names them from their content without the formula.
+_MATH = ('<mjx-container class="MathJax CtxtMenu_Attached_0" jax="CHTML"><mjx-math class="MJX-TEX" aria-hidden="true">'
+         '<mjx-mi class="mjx-i"><mjx-c class="mjx-c1D454 TEX-I"></mjx-c></mjx-mi></mjx-math>'
+         '<mjx-assistive-mml unselectable="on" display="inline"><math xmlns="http://www.w3.org/1998/Math/MathML">'
+         '{mml}</math></mjx-assistive-mml></mjx-container>')
+_MATH_NAMES = (
+    # MathJax's own rule: the MathML is there for assistive technology, clipped out of sight
+    '<style>mjx-assistive-mml { position: absolute !important; top: 0; left: 0; clip: rect(1px, 1px, 1px, 1px);'
+    ' padding: 1px 0 0 0 !important; border: 0 !important; display: block !important; width: auto !important;'
+    ' overflow: hidden !important; user-select: none; }</style>'
+    '<h2 id="g-dec">3.6.4. <span class="math">' + _MATH.format(mml="<mi>g</mi>") + '</span> is strictly decreasing'
+    '<a class="headerlink" href="#g-dec" title="Link to this heading">#</a></h2>'
+    '<h3 id="orders">3.6.5. The orders <span class="math">' + _MATH.format(
+        mml="<mn>1</mn><mrow><mo>/</mo></mrow><msup><mi>ε</mi><mn>2</mn></msup>") + '</span></h3>'
+    '<nav><a href="#gram">The Gaussian mechanism on <span class="math">' + _MATH.format(
+        mml="<msup><mi>X</mi><mi mathvariant=\"normal\">⊤</mi></msup><mi>X</mi>") + '</span></a></nav>')
+
+
+def test_headings_and_links_holding_a_formula_are_named_with_it_spoken(page):
+    page.set_content(_page(_MATH_NAMES))
+    found = a11y.name_problems(page)
+    assert len(found) == 3 and all("without its formula" in p for p in found), found
+    page.set_content(_page(_MATH_NAMES, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    names = [el.get_attribute("aria-label") for el in page.locator("h2, h3, nav a").all()]
+    assert names == ["3.6.4. g is strictly decreasing", "3.6.5. The orders 1 over ε squared",
+                     "The Gaussian mechanism on X transpose X"]
+    # what Chromium's accessibility tree gives a screen reader
+    assert page.get_by_role("heading", name="3.6.4. g is strictly decreasing").count() == 1
+    assert _rules(page, _page(_MATH_NAMES, script=True)) == set()
