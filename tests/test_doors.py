@@ -147,9 +147,9 @@ def test_the_rivals_explorer_sigma_0_is_the_public_sigma_b(eps, delta, n, p):
 
     from dpmask.paper.bounds import sigma_b
     from dpmask.rivals import error_coefficients, example_moments
-    from dpmask.widgets import rivals
+    from dpmask.widgets import _shared, rivals
 
-    rivals._SIGMA0.clear()
+    _shared._SIGMA0.clear()
     rivals._rows.cache_clear()
     rivals._curves.cache_clear()
     estimand, target = "corr", 0.01
@@ -179,9 +179,9 @@ def test_the_rivals_figure_rows_are_the_public_sigma_b_search():
 
     from dpmask.paper.bounds import sigma_b
     from dpmask.rivals import error_coefficients, example_moments
-    from dpmask.widgets import rivals
+    from dpmask.widgets import _shared, rivals
 
-    rivals._SIGMA0.clear()
+    _shared._SIGMA0.clear()
     eps_values, delta, p, target = [0.2, 0.01, 0.00123], 1e-6, 4, 0.01
     got = rivals._rows_b0(eps_values, delta, p, "ols", target)
     b, c = error_coefficients(example_moments(p))["ols"]
@@ -189,20 +189,10 @@ def test_the_rivals_figure_rows_are_the_public_sigma_b_search():
         rows = 1e6
         for _ in range(3):
             s = sigma_b(eps, delta, min(max(round(rows), p + 2), 10**9), p)
-            assert rivals._SIGMA0[(eps, delta, float(min(max(round(rows), p + 2), 10**9)), p)] == s
+            assert _shared._SIGMA0[(eps, delta, float(min(max(round(rows), p + 2), 10**9)), p, False)][0] == s
             rows = (b * s**2 + c * s**4) / target**2
         assert rows_got == pytest.approx(rows, rel=1e-13)
-    assert len(rivals._SIGMA0) <= 9 and np.all(np.isfinite(got))
-
-
-def test_the_rivals_sigma_0_cache_is_bounded(monkeypatch):
-    from dpmask.widgets import rivals
-
-    rivals._SIGMA0.clear()
-    monkeypatch.setattr(rivals, "_SIGMA0_MAX", 5)
-    rivals._sigma0([(0.1, 0.01, m, 2) for m in range(100, 108)])
-    assert list(rivals._SIGMA0) == [(0.1, 0.01, float(m), 2) for m in range(103, 108)]
-    rivals._SIGMA0.clear()
+    assert len(_shared._SIGMA0) <= 9 and np.all(np.isfinite(got))
 
 
 # --------------------------------------------------------------------------- the shared sigma_0 solve

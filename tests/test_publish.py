@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from _ext_import import ext_module
+from conftest import BOOK_READY
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
@@ -478,7 +479,7 @@ def test_binder_dockerfile_installs_our_environment_after_copying_the_repository
 
 @pytest.fixture(scope="session")
 def full_html():
-    if os.environ.get("DPMASK_BOOK_READY") == "1":  # `make test-slow` built it first (tests/conftest.py)
+    if BOOK_READY:  # `make test-slow` built it first (tests/conftest.py)
         assert (HTML / "index.html").exists(), "DPMASK_BOOK_READY=1 but the book is not built: run `make book`"
         return HTML
     cmd = [str(BIN / "jupyter-book"), "build", str(ROOT), "--path-output", str(OUT), "-W", "-n", "--keep-going"]

@@ -67,11 +67,20 @@ def _block_door(eps, delta, n, p, block):
     return float(eps), float(delta), n, p, k, n_s
 
 
+def _solve_ahead(eps, delta, n, p, k, n_s):
+    """Theorem 3.4's sigma_0 at n, at n_s and on the plot's grid, for arguments the door has checked.
+
+    One root solve for everything an update shows and draws (issue 30: four before), into
+    :func:`sigma0`'s cache, before :func:`_block_values` reads it (as the noise and inference
+    explorers do)."""
+    sigma0([(eps, delta, m, p, False) for m in (n, n_s, *_grid(p, n))])
+
+
 def _block_values(eps, delta, n, p, k, n_s):
     """:func:`block_numbers` for arguments its door has checked.
 
     Theorem 3.4's sigma_0 at n and at n_s (= sigma_b_block on the balanced sizes, which uses the
-    smallest) from :func:`sigma0`, which the explorer fills ahead with the plot's grid."""
+    smallest) from :func:`sigma0`, which the explorer fills ahead with the plot's grid (:func:`_solve_ahead`)."""
     full, blk = sigma0([(eps, delta, n, p, False), (eps, delta, n_s, p, False)])
     return {
         "blocks": k,
@@ -151,9 +160,7 @@ def block_explorer(eps=0.1, delta=1e-3, n=10**6, p=10, block=1000):
 
     def render(e, d, pp, bb):
         args = _block_door(e, d, n, pp, bb)
-        eps_, delta_, _, _, _, n_s = args
-        # one root solve for n, n_s and the plot's grid (issue 30: four before); the rest is cached
-        sigma0([(eps_, delta_, m, pp, False) for m in (n, n_s, *_grid(pp, n))])
+        _solve_ahead(*args)
         vals = _block_values(*args)
         return panel(_PANEL, vals, note=f"n = {n}"), plot.draw(e, d, n, pp, vals["smallest"], vals["price"])
 

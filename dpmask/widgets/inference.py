@@ -67,12 +67,25 @@ def _inference_door(eps, delta, n, target):
     return eps, delta, n, target
 
 
-def _inference_values(eps, delta, n, target, ahead=()):
-    """:func:`inference_numbers` after :func:`_inference_door`.
+def _solve_ahead(eps, delta, n):
+    """Theorem 3.4's sigma_0 at n, at 10^9 and on the plot's grid, for arguments the door has checked.
 
-    *ahead*: more n at which the caller will want Theorem 3.4's sigma_0 (the explorer's grid),
-    solved in the same root solve as n and 10^9 (issue 30); should they fail where n and 10^9 do
-    not, n and 10^9 are solved alone, as without them."""
+    One root solve for everything an update shows and draws (issue 30: three before), into
+    :func:`sigma0`'s cache; as in :func:`._shared`'s other explorers it runs before the values.
+    Outside Theorem 3.4's domain, or should the grid fail where n and 10^9 do not, it leaves them
+    to :func:`_inference_values`, which solves n and 10^9 alone and says what failed."""
+    from ..paper import bounds
+
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            bounds._check_b_args(eps, delta, n, 2, False)
+            sigma0([(eps, delta, m, 2, False) for m in (n, 10**9, *_GRID)])
+    except (ValueError, FloatingPointError, RuntimeError):
+        pass
+
+
+def _inference_values(eps, delta, n, target):
+    """:func:`inference_numbers` after :func:`_inference_door`."""
     from ..paper import bounds
 
     try:
@@ -80,11 +93,6 @@ def _inference_values(eps, delta, n, target, ahead=()):
             bounds._check_b_args(eps, delta, n, 2, False)  # the door of the roots below (Theorem 3.4's
             s_a = analytic_sigma(eps, delta)                # domain holds the analytic Gaussian's): once
             big = 10**9
-            if len(ahead):
-                try:
-                    sigma0([(eps, delta, m, 2, False) for m in (n, big, *ahead)])
-                except (FloatingPointError, RuntimeError):
-                    pass
             s_b, s_big = sigma0([(eps, delta, n, 2, False), (eps, delta, big, 2, False)])
             rows_a = big * (_slope_rmse(s_a, big) / target) ** 2
             rows_b = big * (_slope_rmse(s_big, big) / target) ** 2
@@ -176,8 +184,9 @@ def inference_explorer(eps=0.1, delta=1e-3, n=10**6):
 
     def render(e, d, nn):
         note = f"n = {nn}; first-order errors, unreliable where they exceed the slope (0.5)"
-        # sigma_0 at n, at 10^9 and on the plot's grid in one root solve (issue 30: three before)
-        vals = _inference_values(*_inference_door(e, d, nn, 0.05), ahead=_GRID)
+        args = _inference_door(e, d, nn, 0.05)
+        _solve_ahead(*args[:3])
+        vals = _inference_values(*args)
         return panel(_PANEL, vals, note), plot.draw(e, d, nn)
 
     return explorer(controls, (key, key, whole), render)

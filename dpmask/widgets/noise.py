@@ -62,7 +62,7 @@ def _noise_values(eps, delta, n, p):
     """:func:`noise_numbers` for arguments its door has checked: the bounds' cores.
 
     Theorem 3.4's two roots (2(n - p) and, where defined, 2(n - p - 1)) come from :func:`sigma0`,
-    which the explorer has filled ahead with the plot's grid (:func:`_solve_ahead`)."""
+    which the explorer fills ahead with the plot's grid (:func:`_solve_ahead`)."""
     from ..paper import bounds
 
     a_nec = bounds._sigma_a_necessary(eps, delta)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import collections
 import functools
 import math
-import threading
 
 import numpy as np
 
 from .._style import NEUTRAL, color, series
 from ._shared import LivePlot, decade_ticks, dropdown, explorer, int_slider, key, log_range, log_slider
-from ._shared import new_figure, panel, single, whole
+from ._shared import new_figure, panel, sigma0, single, whole
 
 _ESTIMANDS = {"ols": "OLS slopes", "corr": "correlations", "angle": "leading PC angle (rad)"}
 _KINDS = ("A", "B0", "Blow", "gram")
@@ -48,44 +46,19 @@ def _sigmas(eps, delta, p):
 _GRID = np.logspace(3, 8, 16)
 _GRID_N = tuple(float(v) for v in np.round(_GRID))
 _ROWS_START = 10.0**6
-#: Theorem 3.4's sigma_0 by (eps, delta, n, p), the most recent _SIGMA0_MAX settings (issue 30).
-_SIGMA0 = collections.OrderedDict()
-_SIGMA0_MAX = 4096
-_SIGMA0_LOCK = threading.Lock()
-
-
 def _sigma0(settings):
     """Theorem 3.4's sigma_0 at each (eps, delta, n, p) of *settings*, arguments the caller has checked.
 
-    The settings not seen before are solved together, in one vectorised call of the core
-    :func:`dpmask.paper.bounds._sigma_b` (one ``find_root`` over an array instead of one per
-    setting); the others come from a bounded cache keyed on the exact floats.  ``find_root``
-    iterates elementwise, so each value is the one :func:`dpmask.paper.bounds.sigma_b` gives for
-    that setting alone (bit for bit: ``tests/test_doors.py`` compares them).
+    The explorers' shared solve and cache, :func:`._shared.sigma0` (uncorrected variance bound): the
+    settings it has not seen are solved in one vectorised root solve, so each value is, bit for bit,
+    what :func:`dpmask.paper.bounds.sigma_b` gives for that setting alone (``tests/test_doors.py``).
 
     Returns
     -------
     list of float
         sigma_0 for each setting, in order.
     """
-    from ..paper import bounds
-
-    keys = [(float(e), float(d), float(n), int(p)) for e, d, n, p in settings]
-    found = {}
-    with _SIGMA0_LOCK:
-        for k in keys:
-            if k in _SIGMA0:
-                _SIGMA0.move_to_end(k)
-                found[k] = _SIGMA0[k]
-    missing = sorted({k for k in keys if k not in found})
-    if missing:
-        values = np.atleast_1d(bounds._sigma_b(*(np.array(column) for column in zip(*missing))))
-        with _SIGMA0_LOCK:
-            for k, v in zip(missing, values):
-                found[k] = _SIGMA0[k] = float(v)
-            while len(_SIGMA0) > _SIGMA0_MAX:
-                _SIGMA0.popitem(last=False)
-    return [found[k] for k in keys]
+    return sigma0([(e, d, n, p, False) for e, d, n, p in settings])
 
 
 def _rows_b0(eps_values, delta, p, estimand, target):
