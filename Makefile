@@ -83,14 +83,15 @@ test-quick: $(STAMP)
 # is (DPMASK_BOOK_READY=1, tests/conftest.py), so that one lane can read it while the other writes
 # the student edition and the PDFs beside it.  Lane 1: what builds the student edition and the PDFs
 # (tests/test_publish.py), the portable notebooks read by nbconvert and run in a fresh environment,
-# and what needs no browser (the domain walk).  Lane 2: JupyterLab with and without the book's
-# extension, the keyboard walk, the other browser checks and the threads stress (`reader`, `live`,
-# `stress`).  CI passed in 5,200 s of its 5,400 on 28 Nov 2026 with the keyboard walk and
-# JupyterLab without the extension in lane 1: on a fresh clone at load 5 lane 1 then took 72 min
-# and lane 2 54 (docs/ARCHITECTURE.md).
+# what needs no browser (the domain walk), and the full edition's page sweeps (axe-core on the pages
+# `make test` leaves out, HTML_CodeSniffer on every page, IBM's checker on five).  Lane 2: JupyterLab
+# with and without the book's extension, the keyboard walk, the other browser checks, the threads
+# stress (`reader`, `live`, `stress`), and last the student edition's sweeps (axe-core, HTML_CodeSniffer):
+# the first lane to ask for the student edition builds it, the other waits and reuses it (DPMASK_RUN
+# names the run; tests/test_publish.py's students_html).  docs/ARCHITECTURE.md has the history.
 test-slow: $(STAMP)
 	$(MAKE) book
-	DPMASK_BOOK_READY=1 $(LANES) "(slow or live) and not (stress or reader) and (book or publish or not (browser or live))" "(slow or live) and (stress or reader or (not (book or publish) and (browser or live)))" -- --durations=25
+	DPMASK_BOOK_READY=1 DPMASK_RUN=$$(date +%s%N) $(LANES) "(slow or live) and not (stress or reader) and (book or publish or not (browser or live))" "(slow or live) and (stress or reader or (not (book or publish) and (browser or live)))" -- --durations=25
 
 # Mutation testing of the functions that return a privacy number (issue 32; not part of `make
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged

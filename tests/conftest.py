@@ -194,7 +194,10 @@ def pytest_collection_modifyitems(session, config, items):
         if any(item.nodeid.startswith(prefix) for prefix in HEAVY):
             item.add_marker(pytest.mark.heavy)
     # A stable partition keeps each notebook's cells together and in order (they share a kernel).
-    rank = {id(item): (2 if item.get_closest_marker("book") else 1 if _is_notebook_item(item) else 0)
+    # A reader of the student edition goes last: in `make test-slow` the other lane builds it
+    # (test_publish's students_html), and by then it is built.
+    rank = {id(item): (3 if item.get_closest_marker("reader") and "students_html" in getattr(item, "fixturenames", ())
+                       else 2 if item.get_closest_marker("book") else 1 if _is_notebook_item(item) else 0)
             for item in items}
     items.sort(key=lambda item: rank[id(item)])
 

@@ -230,8 +230,7 @@ def test_a_code_block_left_out_of_ibms_role_rule_really_scrolls(browser):
 # --- every page (make test-slow) ------------------------------------------------------------------
 
 
-@pytest.mark.slow
-@pytest.mark.reader  # it reads the built book: make test-slow's second lane (tests/conftest.py)
+@pytest.mark.slow  # make test-slow's first lane, beside the student edition's sweeps in the second
 @pytest.mark.parametrize("name", PAGES)
 def test_htmlcs_finds_no_error_on_any_page(browser, server, name):
     """HTML_CodeSniffer (WCAG2AA, errors) on every page of the full edition, dropdowns closed and
@@ -245,7 +244,6 @@ def test_htmlcs_finds_no_error_on_any_page(browser, server, name):
 
 
 @pytest.mark.slow
-@pytest.mark.reader
 @pytest.mark.parametrize("name", ACE_PAGES)
 def test_ace_finds_no_violation_on_its_pages(browser, server, name):
     """IBM's checker (IBM_Accessibility, violations) on :data:`ACE_PAGES`, dropdowns closed and

@@ -232,17 +232,17 @@ _NEXT_FRAMES = "() => new Promise(r => { requestAnimationFrame(() => requestAnim
 # `make test`'s sample of the pages (issue 31 asks for `make test` under 6 minutes idle; axe's four
 # passes over every page were about 15 minutes of it): the index, a chapter with proofs and solutions
 # (2), a chapter with an explorer (1) and a wide table with a key column (the concordance).  Every
-# other page is checked by `make test-slow` (marked slow, and `reader`: it reads the built book, so it
-# runs in the second lane).  The layout slips of _SLIPS are planted on their pages in `make test`
+# other page is checked by `make test-slow` (marked slow: its first lane, which also writes the
+# student edition and the PDFs, beside the second lane's sweeps of the student edition).  The layout slips of _SLIPS are planted on their pages in `make test`
 # whether or not the page is in the sample (test_a_layout_slip_planted_in_a_page_is_found), and
 # tests/test_a11y.py plants axe's slips in pages of its own.
 PAGE_SAMPLE = ("index", "chapters/01_introduction", "chapters/02_setup", "chapters/concordance")
 
 
 def _sampled(pages, sample):
-    """*pages* as parameters: those in *sample* as they are, the others under ``slow`` and ``reader``."""
+    """*pages* as parameters: those in *sample* as they are, the others under ``slow``."""
     assert set(sample) <= set(pages), set(sample) - set(pages)
-    return [name if name in sample else pytest.param(name, marks=[pytest.mark.slow, pytest.mark.reader])
+    return [name if name in sample else pytest.param(name, marks=pytest.mark.slow)
             for name in pages]
 
 
