@@ -175,6 +175,10 @@
     return r.right + el.scrollLeft > box.left + el.clientLeft + el.clientWidth + 2
       || r.bottom + el.scrollTop > box.top + el.clientTop + el.clientHeight + 2;
   }
+  // A block that is a Tab stop is a group named for what it is and why it is a stop, as a wide
+  // formula is (issue 31: the keyboard walk asks every stop for a role and a name; a <pre> has
+  // neither, and a region would be a landmark).
+  const CODE_STOP = "Code block, scrolls sideways";
   function focusScrollables(root) {
     for (const el of root.querySelectorAll("article pre")) {
       const scrolls = (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) && hidesText(el);
@@ -182,6 +186,26 @@
         el.tabIndex = 0;
       } else if (!scrolls && el.getAttribute("tabindex") === "0") {
         el.setAttribute("tabindex", "-1");
+      }
+      if (scrolls && el.getAttribute("role") !== "group") {
+        el.setAttribute("role", "group");
+        el.setAttribute("aria-label", CODE_STOP);
+      } else if (!scrolls && el.getAttribute("aria-label") === CODE_STOP) {
+        el.removeAttribute("role");
+        el.removeAttribute("aria-label");
+      }
+    }
+    // the theme's box round a wide table, a Tab stop when it scrolls: a group named by the table
+    for (const box of root.querySelectorAll(".pst-scrollable-table-container")) {
+      const stop = box.getAttribute("tabindex") === "0";
+      const caption = box.querySelector("caption");
+      const name = (caption ? text(caption).replace(/\s*#$/, "") + ", table" : "Table") + ", scrolls sideways";
+      if (stop && (box.getAttribute("role") !== "group" || box.getAttribute("aria-label") !== name)) {
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", name);
+      } else if (!stop && box.getAttribute("role") === "group") {
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
       }
     }
   }

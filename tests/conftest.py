@@ -427,3 +427,66 @@ def portable_notebooks(built_book):
                          cwd=ROOT, timeout=1200)
     assert res.returncode == 0, res.stdout + res.stderr
     return OUT / "_build" / "portable"
+
+
+def _publish_env():
+    """The environment of a build: no publishing or edition switch of the caller's, the repository importable."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DPMASK_PUBLISH", "DPMASK_EDITION")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+# --- the HTML editions (test_publish.py, test_keyboard.py) -----------------------------------------
+
+
+@pytest.fixture(scope="session")
+def full_html():
+    if BOOK_READY:  # `make test-slow` built it first (tests/conftest.py)
+        assert (OUT / "_build" / "html" / "index.html").exists(), "DPMASK_BOOK_READY=1 but the book is not built: run `make book`"
+        return OUT / "_build" / "html"
+    cmd = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT), "--path-output", str(OUT), "-W", "-n", "--keep-going"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_publish_env(), timeout=3600)
+    if res.returncode != 0:
+        pytest.fail("jupyter-book build failed:\n" + "\n".join((res.stdout + res.stderr).splitlines()[-40:]))
+    return OUT / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def students_html(full_html):
+    """The student edition, built once per run.
+
+    In `make test-slow` both lanes ask for it: lane 1 checks and prints it, lane 2 sweeps it with
+    axe-core, HTML_CodeSniffer and the keyboard walk at its end (those tests are ``reader``; tests/conftest.py runs
+    them last).  The first lane to ask builds it while holding a lock; the other waits on the lock
+    and takes it as built in this run (``DPMASK_RUN``, set once by the Makefile for both lanes)."""
+    run = os.environ.get("DPMASK_RUN", "") if BOOK_READY else ""
+    if not run:
+        return _build_students()
+    import fcntl
+
+    (OUT / "_build").mkdir(parents=True, exist_ok=True)
+    stamp = OUT / "_build" / ".students-run"
+    with open(OUT / "_build" / ".students-lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if stamp.exists() and stamp.read_text() == run:
+            return OUT / "_build" / "students" / "html"
+        built = _build_students()
+        stamp.write_text(run)
+        return built
+
+
+def _build_students():
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "_ext" / "editions.py"), "students"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_publish_env(),
+        timeout=1800,
+    )
+    log = res.stdout + res.stderr
+    assert res.returncode == 0, log[-3000:]
+    # Every notebook came from the full edition's cache: nothing ran twice.
+    assert "Executing notebook" not in log
+    assert len(list((OUT / "_build" / "students" / "notebooks" / "chapters").glob("*.ipynb"))) == len(list((ROOT / "chapters").glob("*.ipynb")))
+    return OUT / "_build" / "students" / "html"

@@ -22,7 +22,6 @@ import pytest
 import yaml
 
 from _ext_import import ext_module
-from conftest import BOOK_READY
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
@@ -474,60 +473,7 @@ def test_binder_dockerfile_installs_our_environment_after_copying_the_repository
             assert any(hook in line for line in lines[env_update[0] :]), hook
 
 
-# --- the HTML build, shared with tests/test_book.py ------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def full_html():
-    if BOOK_READY:  # `make test-slow` built it first (tests/conftest.py)
-        assert (HTML / "index.html").exists(), "DPMASK_BOOK_READY=1 but the book is not built: run `make book`"
-        return HTML
-    cmd = [str(BIN / "jupyter-book"), "build", str(ROOT), "--path-output", str(OUT), "-W", "-n", "--keep-going"]
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=3600)
-    if res.returncode != 0:
-        pytest.fail("jupyter-book build failed:\n" + "\n".join((res.stdout + res.stderr).splitlines()[-40:]))
-    return HTML
-
-
-@pytest.fixture(scope="session")
-def students_html(full_html):
-    """The student edition, built once per run.
-
-    In `make test-slow` both lanes ask for it: lane 1 checks and prints it, lane 2 sweeps it with
-    axe-core and HTML_CodeSniffer at its end (those tests are ``reader``; tests/conftest.py runs
-    them last).  The first lane to ask builds it while holding a lock; the other waits on the lock
-    and takes it as built in this run (``DPMASK_RUN``, set once by the Makefile for both lanes)."""
-    run = os.environ.get("DPMASK_RUN", "") if BOOK_READY else ""
-    if not run:
-        return _build_students()
-    import fcntl
-
-    (OUT / "_build").mkdir(parents=True, exist_ok=True)
-    stamp = OUT / "_build" / ".students-run"
-    with open(OUT / "_build" / ".students-lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if stamp.exists() and stamp.read_text() == run:
-            return STUDENTS
-        built = _build_students()
-        stamp.write_text(run)
-        return built
-
-
-def _build_students():
-    res = subprocess.run(
-        [sys.executable, str(ROOT / "_ext" / "editions.py"), "students"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=_env(),
-        timeout=1800,
-    )
-    log = res.stdout + res.stderr
-    assert res.returncode == 0, log[-3000:]
-    # Every notebook came from the full edition's cache: nothing ran twice.
-    assert "Executing notebook" not in log
-    assert len(list((STUDENT_NOTEBOOKS / "chapters").glob("*.ipynb"))) == len(list((ROOT / "chapters").glob("*.ipynb")))
-    return STUDENTS
+# --- the HTML builds (full_html, students_html) are fixtures of tests/conftest.py ----------------
 
 
 def _article(path):
