@@ -84,11 +84,12 @@ test-quick: $(STAMP)
 # the student edition and the PDFs beside it.  Lane 1: what builds the student edition and the PDFs
 # (tests/test_publish.py), the portable notebooks read by nbconvert and run in a fresh environment,
 # what needs no browser (the domain walk), and the full edition's page sweeps (axe-core on the pages
-# `make test` leaves out, HTML_CodeSniffer on every page, IBM's checker on five).  Lane 2: JupyterLab
-# with and without the book's extension, the keyboard walk, the other browser checks, the threads
-# stress (`reader`, `live`, `stress`), and last the student edition's sweeps (axe-core, HTML_CodeSniffer):
-# the first lane to ask for the student edition builds it, the other waits and reuses it (DPMASK_RUN
-# names the run; tests/test_publish.py's students_html).  docs/ARCHITECTURE.md has the history.
+# `make test` leaves out, HTML_CodeSniffer on every page, IBM's checker on five, the keyboard walk).
+# Lane 2: JupyterLab with and without the book's extension, the other browser checks, the threads
+# stress (`reader`, `live`, `stress`), and last the student edition's sweeps (axe-core at 1280 px,
+# HTML_CodeSniffer, the keyboard walk): the first lane to ask for the student edition builds it,
+# the other waits and reuses it (DPMASK_RUN names the run; tests/conftest.py's students_html).
+# docs/ARCHITECTURE.md has the history.
 test-slow: $(STAMP)
 	$(MAKE) book
 	DPMASK_BOOK_READY=1 DPMASK_RUN=$$(date +%s%N) $(LANES) "(slow or live) and not (stress or reader) and (book or publish or not (browser or live))" "(slow or live) and (stress or reader or (not (book or publish) and (browser or live)))" -- --durations=25

@@ -162,11 +162,12 @@ _MATHJAX_DONE = (
 )
 
 
-def check_edition(html_dir, pages, chromium, chromium_args):
+def check_edition(html_dir, pages, chromium, chromium_args, phone=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
     Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
-    widened to 1280 px and checked again, as tests/test_book.py does for the full edition.
+    widened to 1280 px and checked again, as tests/test_book.py does for the full edition.  With
+    *phone* false, only at 1280 px (opened at that width).
     """
     import functools
     import http.server
@@ -186,13 +187,13 @@ def check_edition(html_dir, pages, chromium, chromium_args):
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=list(chromium_args))
             for name in pages:
-                context = browser.new_context(**PHONE)
+                context = browser.new_context(**PHONE) if phone else browser.new_context(viewport=DESKTOP)
                 try:
                     page = context.new_page()
                     page.goto(f"{base}/{name}.html", wait_until="load")
                     page.wait_for_function(_MATHJAX_DONE, timeout=60000)
                     wait_for_explorers(page)
-                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page).items() if v}
+                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page).items() if v} if phone else {}
                     page.set_viewport_size(DESKTOP)
                     page.wait_for_timeout(300)
                     here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page).items() if v})

@@ -17,8 +17,8 @@ Markers (applied here by path and fixture, so that a new test inherits them):
 - ``stress``: a long stress run in subprocesses (tests/test_threads.py), in ``make test-slow``'s
   second lane;
 - ``reader``: reads the built book or its portable notebooks and writes nothing
-  (``READER_FILES``), in ``make test-slow``'s second lane, beside the first, which writes the
-  student edition and the PDFs.
+  (``READER_FILES``, and the student edition's sweeps marked by hand), in ``make test-slow``'s
+  second lane, beside the first, which writes the student edition and the PDFs.
 
 ``make test-quick`` deselects all of them: it is the package's unit, property and doctests that
 take well under a second each.  ``make test`` deselects ``slow`` and ``live``, ``make test-slow``
@@ -65,9 +65,9 @@ MARKERS = {
     "heavy": "a package test that takes seconds: in `make test`, not in `make test-quick`",
     "stress": "a long stress run in subprocesses (tests/test_threads.py): slow, and run in "
               "`make test-slow`'s JupyterLab lane, which has the time",
-    "reader": "reads the built book or its portable notebooks and writes nothing (tests/test_portable_lab.py, "
-              "tests/test_keyboard.py): `make test-slow` runs it in its JupyterLab lane, beside the lane "
-              "that builds the student edition and the PDFs",
+    "reader": "reads the built book or its portable notebooks and writes nothing (tests/test_portable_lab.py; "
+              "the student edition's axe, HTML_CodeSniffer and keyboard sweeps): `make test-slow` runs it in "
+              "its JupyterLab lane, beside the lane that builds the student edition and the PDFs",
 }
 # Chapters whose glued values are measured afresh by each run (chapter 8's timings, speed-ups and
 # memory peaks): a check that runs them again (tests/test_live.py, tests/test_portable.py) asks
@@ -78,7 +78,7 @@ BROWSER_FIXTURES = {"browser", "book_pdf"}
 CLUSTER_FILES = {"test_cluster.py"}
 LIVE_FILES = {"test_live.py"}
 PUBLISH_FILES = {"test_publish.py"}
-READER_FILES = {"test_portable_lab.py", "test_keyboard.py"}
+READER_FILES = {"test_portable_lab.py"}  # and, by hand, the student edition's sweeps (last in lane 2)
 # `make test-slow` builds the book (`make book`) before its two lanes and sets DPMASK_BOOK_READY=1:
 # the fixtures that build it (built_book, portable_notebooks, test_publish's full_html) then use it
 # as it is, so that a lane reading it (a `reader` test) never sees the other lane rewrite it.

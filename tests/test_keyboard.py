@@ -152,6 +152,7 @@ def test_the_keyboard_walk_of_a_page(browser, server, name):
 
 
 @pytest.mark.slow
+@pytest.mark.reader  # make test-slow's lane 2, at its end (the other lane builds the student edition)
 @pytest.mark.parametrize("name", PAGES)
 def test_the_keyboard_walk_of_a_student_page(browser, student_server, name):
     """The same walk on every page of the student edition (make test-slow's second lane, at its end:
