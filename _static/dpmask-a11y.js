@@ -181,7 +181,14 @@
   const CODE_STOP = "Code block, scrolls sideways";
   function focusScrollables(root) {
     for (const el of root.querySelectorAll("article pre")) {
-      const scrolls = (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) && hidesText(el);
+      // a block whose text runs only into its padding hides nothing: it does not scroll at all
+      // (overflow visible; axe-core counts any overflow of a scroll box as a region to reach)
+      el.style.removeProperty("overflow");
+      const overflows = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      const scrolls = overflows && hidesText(el);
+      if (overflows && !scrolls) {
+        el.style.setProperty("overflow", "visible");
+      }
       if (scrolls && el.tabIndex < 0) {
         el.tabIndex = 0;
       } else if (!scrolls && el.getAttribute("tabindex") === "0") {
