@@ -82,7 +82,7 @@ from book_config import (  # noqa: E402
     students_branch,
     toc_pages,
 )
-from pdf_tags import marked_text, tag_joined  # noqa: E402
+from pdf_tags import FORMULA_MARK, marked_text, tag_joined  # noqa: E402
 from solutions import write_solution_free_tree  # noqa: E402
 
 # Kept under their old names: the tests and tests/test_live.py import them from here.
@@ -262,6 +262,55 @@ _NAME_WIDGET_IMAGES = """
 })
 """
 
+# Every formula's spoken text, for the tagged PDF (issue 31).  Chromium tags an element of role
+# ``img`` as a ``/Figure`` whose ``/Alt`` is the element's accessible name; so each typeset formula
+# (``mjx-container``) is wrapped in a ``<span role="img">`` named with what MathJax's speech rule
+# engine (SRE, shipped offline with the book's MathJax: ``a11y/sre`` and ``sre/mathmaps``) says for
+# its MathML, in ClearSpeak English, a display equation's number after it ("..., equation (2.1)").
+# The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
+# figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
+# that holds only an inline formula (MathJax draws its glyphs as CSS content, which Chromium leaves
+# untagged); a WORD JOINER (U+2060: no width, no break opportunity) after the formula, inside the
+# wrapper, gives it a piece of text and so its element.  The MathML copy inside is hidden from the
+# tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
+# drawn changes.  Runs on the print copy only; returns how many formulas were named, display and inline.
+_FORMULA_SPEECH = """
+async (mark) => {
+  const counts = {display: 0, inline: 0, unspoken: 0};
+  if (typeof MathJax === 'undefined' || !MathJax.startup || !MathJax.loader) { return counts; }
+  await MathJax.startup.promise;
+  const boxes = [...document.querySelectorAll('mjx-container')];
+  if (!boxes.length) { return counts; }
+  await MathJax.loader.load('a11y/sre');
+  const Sre = MathJax._.a11y.sre.Sre;
+  await Sre.setupEngine({locale: 'en', domain: 'clearspeak', modality: 'speech',
+                         json: MathJax.config.loader.paths.mathjax + '/sre/mathmaps'});
+  await Sre.sreReady();
+  for (const box of boxes) {
+    const math = box.querySelector('mjx-assistive-mml math');
+    let speech = math ? Sre.toSpeech(math.outerHTML).replace(/\\s+/g, ' ').trim() : '';
+    if (!speech) { counts.unspoken += 1; continue; }
+    const display = box.getAttribute('display') === 'true';
+    const block = display && box.closest('div.math');
+    const eqno = block && block.querySelector('.eqno');
+    if (eqno) {
+      const number = eqno.textContent.replace(/[#\\u00b6]/g, '').trim();
+      if (number) { speech += ', equation ' + number; }
+    }
+    const wrap = document.createElement('span');
+    wrap.setAttribute('role', 'img');
+    wrap.setAttribute('aria-label', mark + speech);
+    box.replaceWith(wrap);
+    wrap.appendChild(box);
+    box.querySelectorAll('mjx-math').forEach(e => e.removeAttribute('aria-hidden'));
+    box.querySelectorAll('mjx-assistive-mml').forEach(e => e.setAttribute('aria-hidden', 'true'));
+    if (!display) { wrap.appendChild(document.createTextNode('\\u2060')); }
+    counts[display ? 'display' : 'inline'] += 1;
+  }
+  return counts;
+}
+"""
+
 _MATHJAX_DONE = """
 async () => {
   if (typeof MathJax === 'undefined' || !MathJax.startup) { return 'no-mathjax'; }
@@ -398,6 +447,7 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 page.evaluate(_OPEN_EVERYTHING)
                 page.evaluate(_NAME_WIDGET_IMAGES)
                 page.evaluate(_MATHJAX_DONE)
+                formulas = page.evaluate(_FORMULA_SPEECH, FORMULA_MARK)
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)
                 headings = page.evaluate(_HEADINGS)
@@ -418,7 +468,8 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
                 )
                 page.emulate_media(media="screen")
-                printed.append({"name": name, "file": target, "title": title, "headings": headings})
+                printed.append({"name": name, "file": target, "title": title, "headings": headings,
+                                "formulas": formulas})
             browser.close()
     finally:
         httpd.shutdown()
@@ -483,7 +534,10 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
         writer.write(fh)
     tags = tag_joined(out, printed, title)  # pypdf dropped the structure trees: put them back
     return {"path": str(out), "pages": len(PdfReader(str(out)).pages), "bookmarks": n_bookmarks,
-            "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"]}
+            "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"],
+            "formulas_named": {k: sum(p.get("formulas", {}).get(k, 0) for p in printed)
+                               for k in ("display", "inline", "unspoken")},
+            "formulas_tagged": tags.get("formulas", 0)}
 
 
 def build_pdf(html: Path, out: Path, pages: list[str] | None = None, title: str | None = None) -> dict:
