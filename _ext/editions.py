@@ -273,22 +273,35 @@ _NAME_WIDGET_IMAGES = """
 # untagged); a WORD JOINER (U+2060: no width, no break opportunity) after the formula, inside the
 # wrapper, gives it a piece of text and so its element.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
-# drawn changes.  Runs on the print copy only; returns how many formulas were named, display and inline.
+# drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
+# earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each
+# distinct formula once per run and is not even loaded for a page it has nothing new for.  Returns
+# how many formulas were named, display and inline, and the speech it learnt.
 _FORMULA_SPEECH = """
-async (mark) => {
-  const counts = {display: 0, inline: 0, unspoken: 0};
+async ([mark, known]) => {
+  const counts = {display: 0, inline: 0, unspoken: 0, learnt: {}};
   if (typeof MathJax === 'undefined' || !MathJax.startup || !MathJax.loader) { return counts; }
   await MathJax.startup.promise;
   const boxes = [...document.querySelectorAll('mjx-container')];
   if (!boxes.length) { return counts; }
-  await MathJax.loader.load('a11y/sre');
-  const Sre = MathJax._.a11y.sre.Sre;
-  await Sre.setupEngine({locale: 'en', domain: 'clearspeak', modality: 'speech',
-                         json: MathJax.config.loader.paths.mathjax + '/sre/mathmaps'});
-  await Sre.sreReady();
+  const mathml = box => { const m = box.querySelector('mjx-assistive-mml math'); return m ? m.outerHTML : ''; };
+  let Sre = null;
+  if (boxes.some(b => mathml(b) && !(mathml(b) in known))) {
+    await MathJax.loader.load('a11y/sre');
+    Sre = MathJax._.a11y.sre.Sre;
+    await Sre.setupEngine({locale: 'en', domain: 'clearspeak', modality: 'speech',
+                           json: MathJax.config.loader.paths.mathjax + '/sre/mathmaps'});
+    await Sre.sreReady();
+  }
   for (const box of boxes) {
-    const math = box.querySelector('mjx-assistive-mml math');
-    let speech = math ? Sre.toSpeech(math.outerHTML).replace(/\\s+/g, ' ').trim() : '';
+    const mml = mathml(box);
+    let speech = '';
+    if (mml && mml in known) { speech = known[mml]; }
+    else if (mml && mml in counts.learnt) { speech = counts.learnt[mml]; }
+    else if (mml) {
+      speech = Sre.toSpeech(mml).replace(/\\s+/g, ' ').trim();
+      counts.learnt[mml] = speech;
+    }
     if (!speech) { counts.unspoken += 1; continue; }
     const display = box.getAttribute('display') === 'true';
     const block = display && box.closest('div.math');
@@ -310,6 +323,9 @@ async (mark) => {
   return counts;
 }
 """
+
+# A formula's MathML -> its speech, kept across the pages and editions of one run (``_FORMULA_SPEECH``).
+_SPEECH: dict[str, str] = {}
 
 _MATHJAX_DONE = """
 async () => {
@@ -447,7 +463,10 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 page.evaluate(_OPEN_EVERYTHING)
                 page.evaluate(_NAME_WIDGET_IMAGES)
                 page.evaluate(_MATHJAX_DONE)
-                formulas = page.evaluate(_FORMULA_SPEECH, FORMULA_MARK)
+                t_speech = time.perf_counter()
+                formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
+                _SPEECH.update(formulas.pop("learnt"))
+                formulas["seconds"] = round(time.perf_counter() - t_speech, 2)
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)
                 headings = page.evaluate(_HEADINGS)
@@ -537,7 +556,8 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
             "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"],
             "formulas_named": {k: sum(p.get("formulas", {}).get(k, 0) for p in printed)
                                for k in ("display", "inline", "unspoken")},
-            "formulas_tagged": tags.get("formulas", 0)}
+            "formulas_tagged": tags.get("formulas", 0),
+            "formula_speech_seconds": round(sum(p.get("formulas", {}).get("seconds", 0) for p in printed), 1)}
 
 
 def build_pdf(html: Path, out: Path, pages: list[str] | None = None, title: str | None = None) -> dict:
