@@ -269,9 +269,10 @@ _NAME_WIDGET_IMAGES = """
 # its MathML, in ClearSpeak English, a display equation's number after it ("..., equation (2.1)").
 # The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
 # figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
-# that holds only an inline formula (MathJax draws its glyphs as CSS content, which Chromium leaves
-# untagged); a WORD JOINER (U+2060: no width, no break opportunity) after the formula, inside the
-# wrapper, gives it a piece of text and so its element.  The MathML copy inside is hidden from the
+# that holds only a formula (MathJax draws its glyphs as CSS content, which Chromium leaves
+# untagged); a WORD JOINER (U+2060: no width, no break opportunity) inside the wrapper (after an
+# inline formula; in a display equation's line, after its glyphs) gives it a piece of text and so
+# its element.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
 # drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
 # earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each
@@ -317,7 +318,9 @@ async ([mark, known]) => {
     wrap.appendChild(box);
     box.querySelectorAll('mjx-math').forEach(e => e.removeAttribute('aria-hidden'));
     box.querySelectorAll('mjx-assistive-mml').forEach(e => e.setAttribute('aria-hidden', 'true'));
-    if (!display) { wrap.appendChild(document.createTextNode('\\u2060')); }
+    // inline: after the formula, in the wrapper; display: beside the glyphs, in their line
+    if (display) { box.querySelector('mjx-math').after(document.createTextNode('\\u2060')); }
+    else { wrap.appendChild(document.createTextNode('\\u2060')); }
     counts[display ? 'display' : 'inline'] += 1;
   }
   return counts;

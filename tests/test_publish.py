@@ -1124,6 +1124,85 @@ def test_pdfs_are_tagged_and_pass_the_pdf_ua_checker(pdfs):
         assert tag_problems(path, min_roles=roles) == [], name
     print("pdfua findings per PDF:", report)
 
+
+_TEX = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
+# TeX's Greek letters, which the speech must name (\sigma as "sigma", \Delta as "capital delta")
+_GREEK = re.compile(r"\\(?:var)?(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|kappa|lambda|mu|nu|xi|pi|rho|"
+                    r"sigma|tau|phi|chi|psi|omega)(?![a-zA-Z])", re.I)
+
+
+def page_formulas(html_file):
+    """[(TeX, equation number or None)] of every formula of one built page, in reading order: the
+    independent truth for the PDF's ``/Formula`` elements (MathJax typesets these in the browser)."""
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup(html_file.read_text(), "html.parser").find("article")
+    out = []
+    for el in article.select(".math"):
+        if el.find_parent(class_="math"):
+            continue
+        number, eqno = None, el.find(class_="eqno")
+        if eqno is not None:
+            for a in eqno.select("a.headerlink"):
+                a.decompose()
+            number = eqno.get_text().strip()
+            eqno.decompose()
+        chunks = [a or b for a, b in _TEX.findall(el.get_text())]
+        out += [(tex, number if i == len(chunks) - 1 else None) for i, tex in enumerate(chunks)]
+    return out
+
+
+def formula_alts_by_part(path):
+    """[[the /Alt of each /Formula of one printed HTML page (a /Part)]], in reading order."""
+    import pikepdf
+
+    from test_pdf_a11y import _kids
+
+    pdf = pikepdf.open(path)
+    parts = []
+    for part in _kids(pdf.Root.StructTreeRoot.K):
+        alts, stack = [], [part]
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, pikepdf.Dictionary) or node.get("/Type") in ("/MCR", "/OBJR"):
+                continue
+            if node.get("/S") == "/Formula":
+                alts.append(str(node.get("/Alt", "")))
+            stack.extend(reversed(_kids(node)))
+        parts.append(alts)
+    return parts
+
+
+def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
+    """Each PDF holds one ``/Formula`` per formula of its HTML pages, page by page, each with an
+    ``/Alt`` (MathJax's speech rule engine, ``_ext/editions.py``).  Against the TeX written in the
+    pages: every Greek letter of a formula is named in its alt text, a square root is spoken as
+    one, and a numbered display equation ends with its number."""
+    book_pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
+    report = {}
+    for name, html, pages in (("book.pdf", HTML, book_pages), ("book-students.pdf", STUDENTS, book_pages),
+                              ("api.pdf", HTML, [editions.API_PAGE])):
+        by_part = formula_alts_by_part(pdfs[name])
+        assert len(by_part) == len(pages), name
+        checked = numbered = 0
+        for page, alts in zip(pages, by_part):
+            truth = page_formulas(html / f"{page}.html")
+            assert len(alts) == len(truth), (name, page, len(alts), len(truth))
+            for alt, (tex, number) in zip(alts, truth):
+                low = alt.lower()
+                assert alt.strip() and "\\" not in alt, (name, page, tex, alt)
+                for letter in _GREEK.findall(tex):
+                    assert letter.lower() in low, (name, page, tex, alt)
+                if "\\sqrt" in tex:
+                    assert "root" in low, (name, page, tex, alt)
+                if number:
+                    assert alt.endswith(f", equation {number}"), (name, page, tex, alt)
+                    numbered += 1
+                checked += 1
+        report[name] = (checked, numbered)
+        assert checked > (400 if name == "api.pdf" else 4000) and numbered > (30 if name == "api.pdf" else 80), report
+    print("formulas checked (all, numbered) per PDF:", report)
+
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
 
 
