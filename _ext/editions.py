@@ -46,7 +46,9 @@
     the page where its heading is printed; ``_ext/pdf_tags.py`` then gives the joined file the
     structure trees pypdf drops (tagged for a screen reader: headings, paragraphs, tables,
     figures with their alt text, in reading order; ``/Lang``, ``/MarkInfo``, the title shown, the
-    footers as artifacts, every link described).  No TeX, no network.
+    footers as artifacts, every link described; each formula a ``/Formula`` whose ``/Alt`` is
+    its speech, from MathJax's speech rule engine, a display equation's with its number).  No
+    TeX, no network.
 """
 
 from __future__ import annotations
@@ -466,13 +468,14 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 page.evaluate(_OPEN_EVERYTHING)
                 page.evaluate(_NAME_WIDGET_IMAGES)
                 page.evaluate(_MATHJAX_DONE)
+                page.emulate_media(media="print")
+                page.wait_for_timeout(200)
+                headings = page.evaluate(_HEADINGS)
+                # after the headings are read: the bookmarks take no word joiner from a formula's wrapper
                 t_speech = time.perf_counter()
                 formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
                 _SPEECH.update(formulas.pop("learnt"))
                 formulas["seconds"] = round(time.perf_counter() - t_speech, 2)
-                page.emulate_media(media="print")
-                page.wait_for_timeout(200)
-                headings = page.evaluate(_HEADINGS)
                 title = page.title().split(" \u2014 ")[0].strip()
                 target = parts_dir / f"{i:02d}.pdf"
                 page.pdf(
