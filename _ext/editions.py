@@ -46,7 +46,9 @@
     the page where its heading is printed; ``_ext/pdf_tags.py`` then gives the joined file the
     structure trees pypdf drops (tagged for a screen reader: headings, paragraphs, tables,
     figures with their alt text, in reading order; ``/Lang``, ``/MarkInfo``, the title shown, the
-    footers as artifacts, every link described).  No TeX, no network.
+    footers as artifacts, every link described; each formula a ``/Formula`` whose ``/Alt`` is
+    its speech, from MathJax's speech rule engine, a display equation's with its number).  No
+    TeX, no network.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ from book_config import (  # noqa: E402
     students_branch,
     toc_pages,
 )
-from pdf_tags import marked_text, tag_joined  # noqa: E402
+from pdf_tags import FORMULA_MARK, marked_text, tag_joined  # noqa: E402
 from solutions import write_solution_free_tree  # noqa: E402
 
 # Kept under their old names: the tests and tests/test_live.py import them from here.
@@ -262,6 +264,74 @@ _NAME_WIDGET_IMAGES = """
 })
 """
 
+# Every formula's spoken text, for the tagged PDF (issue 31).  Chromium tags an element of role
+# ``img`` as a ``/Figure`` whose ``/Alt`` is the element's accessible name; so each typeset formula
+# (``mjx-container``) is wrapped in a ``<span role="img">`` named with what MathJax's speech rule
+# engine (SRE, shipped offline with the book's MathJax: ``a11y/sre`` and ``sre/mathmaps``) says for
+# its MathML, in ClearSpeak English, a display equation's number after it ("..., equation (2.1)").
+# The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
+# figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
+# that holds only a formula (MathJax draws its glyphs as CSS content, which Chromium leaves
+# untagged); a WORD JOINER (U+2060: no width, no break opportunity) inside the wrapper (after an
+# inline formula; in a display equation's line, after its glyphs) gives it a piece of text and so
+# its element.  The MathML copy inside is hidden from the
+# tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
+# drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
+# earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each
+# distinct formula once per run and is not even loaded for a page it has nothing new for.  Returns
+# how many formulas were named, display and inline, and the speech it learnt.
+_FORMULA_SPEECH = """
+async ([mark, known]) => {
+  const counts = {display: 0, inline: 0, unspoken: 0, learnt: {}};
+  if (typeof MathJax === 'undefined' || !MathJax.startup || !MathJax.loader) { return counts; }
+  await MathJax.startup.promise;
+  const boxes = [...document.querySelectorAll('mjx-container')];
+  if (!boxes.length) { return counts; }
+  const mathml = box => { const m = box.querySelector('mjx-assistive-mml math'); return m ? m.outerHTML : ''; };
+  let Sre = null;
+  if (boxes.some(b => mathml(b) && !(mathml(b) in known))) {
+    await MathJax.loader.load('a11y/sre');
+    Sre = MathJax._.a11y.sre.Sre;
+    await Sre.setupEngine({locale: 'en', domain: 'clearspeak', modality: 'speech',
+                           json: MathJax.config.loader.paths.mathjax + '/sre/mathmaps'});
+    await Sre.sreReady();
+  }
+  for (const box of boxes) {
+    const mml = mathml(box);
+    let speech = '';
+    if (mml && mml in known) { speech = known[mml]; }
+    else if (mml && mml in counts.learnt) { speech = counts.learnt[mml]; }
+    else if (mml) {
+      speech = Sre.toSpeech(mml).replace(/\\s+/g, ' ').trim();
+      counts.learnt[mml] = speech;
+    }
+    if (!speech) { counts.unspoken += 1; continue; }
+    const display = box.getAttribute('display') === 'true';
+    const block = display && box.closest('div.math');
+    const eqno = block && block.querySelector('.eqno');
+    if (eqno) {
+      const number = eqno.textContent.replace(/[#\\u00b6]/g, '').trim();
+      if (number) { speech += ', equation ' + number; }
+    }
+    const wrap = document.createElement('span');
+    wrap.setAttribute('role', 'img');
+    wrap.setAttribute('aria-label', mark + speech);
+    box.replaceWith(wrap);
+    wrap.appendChild(box);
+    box.querySelectorAll('mjx-math').forEach(e => e.removeAttribute('aria-hidden'));
+    box.querySelectorAll('mjx-assistive-mml').forEach(e => e.setAttribute('aria-hidden', 'true'));
+    // inline: after the formula, in the wrapper; display: beside the glyphs, in their line
+    if (display) { box.querySelector('mjx-math').after(document.createTextNode('\\u2060')); }
+    else { wrap.appendChild(document.createTextNode('\\u2060')); }
+    counts[display ? 'display' : 'inline'] += 1;
+  }
+  return counts;
+}
+"""
+
+# A formula's MathML -> its speech, kept across the pages and editions of one run (``_FORMULA_SPEECH``).
+_SPEECH: dict[str, str] = {}
+
 _MATHJAX_DONE = """
 async () => {
   if (typeof MathJax === 'undefined' || !MathJax.startup) { return 'no-mathjax'; }
@@ -401,6 +471,11 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)
                 headings = page.evaluate(_HEADINGS)
+                # after the headings are read: the bookmarks take no word joiner from a formula's wrapper
+                t_speech = time.perf_counter()
+                formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
+                _SPEECH.update(formulas.pop("learnt"))
+                formulas["seconds"] = round(time.perf_counter() - t_speech, 2)
                 title = page.title().split(" \u2014 ")[0].strip()
                 target = parts_dir / f"{i:02d}.pdf"
                 page.pdf(
@@ -418,7 +493,8 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                     margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
                 )
                 page.emulate_media(media="screen")
-                printed.append({"name": name, "file": target, "title": title, "headings": headings})
+                printed.append({"name": name, "file": target, "title": title, "headings": headings,
+                                "formulas": formulas})
             browser.close()
     finally:
         httpd.shutdown()
@@ -483,7 +559,11 @@ def join_pdf(printed: list[dict], out: Path, title: str) -> dict:
         writer.write(fh)
     tags = tag_joined(out, printed, title)  # pypdf dropped the structure trees: put them back
     return {"path": str(out), "pages": len(PdfReader(str(out)).pages), "bookmarks": n_bookmarks,
-            "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"]}
+            "html_pages": len(printed), "struct_elements": tags["elements"], "links_described": tags["links"],
+            "formulas_named": {k: sum(p.get("formulas", {}).get(k, 0) for p in printed)
+                               for k in ("display", "inline", "unspoken")},
+            "formulas_tagged": tags.get("formulas", 0),
+            "formula_speech_seconds": round(sum(p.get("formulas", {}).get("seconds", 0) for p in printed), 1)}
 
 
 def build_pdf(html: Path, out: Path, pages: list[str] | None = None, title: str | None = None) -> dict:

@@ -13,6 +13,8 @@ join, with pikepdf:
   pages' ``/StructParents``, the annotations' ``/StructParent``), and the table cells' ``/ID`` and
   ``/Headers`` prefixed per part so that two pages' ``node00000015`` do not collide in the one
   ``/IDTree``.
+- A typeset formula, which ``_ext/editions.py`` names with its spoken text and Chromium prints
+  as a ``/Figure``, becomes a ``/Formula`` with that text as its ``/Alt`` (:func:`_retag_formulas`).
 - An HTML ``<figure>`` (image and caption), which Chromium tags as a ``/Figure`` holding the
   image's ``/Figure``, becomes a ``/Div``: only the image is a figure, with its alt text.
 - Page furniture becomes an artifact (:func:`artifact_unmarked`): Chromium draws the footer
@@ -370,6 +372,7 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
         flat.append(value)
     root.ParentTree = dst.make_indirect(pikepdf.Dictionary(Nums=flat))
     root.ParentTreeNextKey = next_key
+    n_formulas = _retag_formulas(document)
     n_regrouped = _regroup_figures(document)
     if lang:
         document.Lang = pikepdf.String(lang)
@@ -385,7 +388,35 @@ def tag_joined(out: Path, parts: list[dict], title: str, lang: str | None = None
     n_elems = _count(document)
     dst.save(out)
     dst.close()
-    return {"elements": n_elems, "links": n_links, "artifacts": n_artifacts, "regrouped": n_regrouped}
+    return {"elements": n_elems, "links": n_links, "artifacts": n_artifacts, "regrouped": n_regrouped,
+            "formulas": n_formulas}
+
+
+#: The mark ``_ext/editions.py`` puts before a formula's spoken text (a private-use character).
+FORMULA_MARK = "\ue000"
+
+
+def _retag_formulas(elem) -> int:
+    """Retag as ``/Formula`` every ``/Figure`` whose ``/Alt`` starts with :data:`FORMULA_MARK`.
+
+    ``_ext/editions.py`` names each typeset formula with its spoken text behind the mark and gives
+    it the role ``img``, which Chromium prints as a ``/Figure`` with that ``/Alt``.  Here the figure
+    becomes what it is, a ``/Formula`` (PDF 32000-1, 14.8.4.5; PDF/UA-1 7.7 asks it for an
+    ``/Alt``), and the mark is dropped from its ``/Alt``.  Returns how many were retagged.
+    """
+    import pikepdf
+
+    n, stack = 0, [elem]
+    while stack:
+        node = stack.pop()
+        if node.get("/S") == "/Figure" and "/Alt" in node:
+            alt = str(node.Alt)
+            if alt.startswith(FORMULA_MARK):
+                node.S = pikepdf.Name.Formula
+                node.Alt = pikepdf.String(alt[len(FORMULA_MARK):].strip())
+                n += 1
+        stack.extend(_elements(node))
+    return n
 
 
 def _regroup_figures(elem) -> int:

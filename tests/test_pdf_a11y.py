@@ -19,8 +19,10 @@ tests/test_publish.py runs :func:`tag_problems` and the checker on the book's th
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,8 @@ import editions  # noqa: E402
 pikepdf = pytest.importorskip("pikepdf")
 pdfua = pytest.importorskip("pdfua")
 
+# The book's MathJax (sphinx-mathjax-offline's copy, with the speech rule engine and its maps).
+MATHJAX = Path(sysconfig.get_path("purelib")) / "sphinx-mathjax-offline" / "static" / "mathjax"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 # PDF/UA-28-004 asks the file to claim PDF/UA conformance in its XMP (pdfuaid:part).  The book does
 # not claim it: the checker covers 16 of PDF/UA's 106 machine-checkable rules, and what no machine
@@ -47,8 +51,13 @@ PAGES = {
 <figcaption>A dot.</figcaption></figure>
 <table><thead><tr><th>eps</th><th>sigma</th></tr></thead><tbody><tr><td>0.1</td><td>2.5</td></tr></tbody></table>
 <h2 id="sec">A section</h2><p>More words.</p></article></body></html>""",
-    "two": """<!doctype html><html lang="en"><head><title>Two — Test book</title></head><body>
-<article class="bd-article"><h1>Chapter two</h1><p>Second page, with a <a href="#back">link</a>.</p>
+    "two": r"""<!doctype html><html lang="en"><head><title>Two — Test book</title>
+<script>window.MathJax = {"options": {"enableAssistiveMml": true}, "tex": {"inlineMath": [["\\(", "\\)"]]}};</script>
+<script defer src="_static/mathjax/tex-chtml.js"></script></head><body>
+<article class="bd-article"><h1>Chapter two</h1><p>Second page, with a <a href="#back">link</a>
+and a formula, <span class="math notranslate nohighlight">\(\varepsilon^2\)</span>, in its words.</p>
+<div class="math notranslate nohighlight" id="equation-sigma"><span class="eqno">(2.1)<a class="headerlink"
+href="#equation-sigma">#</a></span>\[\sigma_A = \sqrt{2 \log(1.25/\delta)}\]</div>
 <table><thead><tr><th>n</th><th>p</th></tr></thead><tbody><tr><td>100</td><td>5</td></tr></tbody></table>
 <h2 id="back">Its section</h2><p>The end.</p></article></body></html>""",
 }
@@ -89,6 +98,7 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
     # walk the tree in reading order
     roles, figures_without_alt, order = set(), 0, []
     headers_without_scope = 0
+    formulas, marked_figures = [], []
     page_index = {p.obj.objgen: i for i, p in enumerate(pdf.pages)}
     reached = {}  # (page, mcid) -> element
 
@@ -117,6 +127,10 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
                        for a in attrs):
                 nonlocal headers_without_scope
                 headers_without_scope += 1
+        if role == "/Formula":
+            formulas.append(str(node.get("/Alt", "")))
+        if role == "/Figure" and str(node.get("/Alt", "")).startswith(editions.FORMULA_MARK):
+            marked_figures.append(str(node.Alt))
         if role == "/Figure" and not str(node.get("/Alt", "")).strip():
             nonlocal figures_without_alt
             figures_without_alt += 1
@@ -130,6 +144,11 @@ def tag_problems(path, min_roles=("/H1", "/H2", "/P", "/Table", "/TH", "/TD", "/
         problems.append(f"no structure element of role {missing}")
     if figures_without_alt:
         problems.append(f"{figures_without_alt} figures without /Alt")
+    bare = [a for a in formulas if not a.strip() or editions.FORMULA_MARK in a]
+    if bare:
+        problems.append(f"{len(bare)} formulas (/Formula) without spoken text as /Alt, or with the mark left in")
+    if marked_figures:
+        problems.append(f"{len(marked_figures)} formulas left as /Figure: {marked_figures[:2]}")
     if headers_without_scope:
         problems.append(f"{headers_without_scope} table header cells (/TH) without /Scope")
     first_pages = [p for _, p in order if p is not None]
@@ -192,6 +211,8 @@ def printed(tmp_path_factory):
     if CHROMIUM is None:
         pytest.skip("needs Chromium: `apt-get update && apt-get install -y chromium`")
     html = tmp_path_factory.mktemp("html")
+    (html / "_static").mkdir()
+    (html / "_static" / "mathjax").symlink_to(MATHJAX, target_is_directory=True)
     for name, text in PAGES.items():
         (html / f"{name}.html").write_text(text)
     parts = tmp_path_factory.mktemp("parts")
@@ -262,6 +283,46 @@ def test_the_pages_joined_without_their_trees_fail(printed, tmp_path, monkeypatc
     editions.join_pdf([dict(p) for p in printed], out, "Test book")
     assert checker_findings(out).get("ERROR")
     assert tag_problems(out)
+
+
+def formula_alts(path):
+    """The ``/Alt`` of every ``/Formula`` of the PDF at *path*, in reading order."""
+    pdf = pikepdf.open(path)
+    alts, stack = [], [pdf.Root.StructTreeRoot.K]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, pikepdf.Dictionary) or node.get("/Type") in ("/MCR", "/OBJR"):
+            continue
+        if node.get("/S") == "/Formula":
+            alts.append(str(node.get("/Alt", "")))
+        stack.extend(reversed(_kids(node)))
+    return alts
+
+
+def test_each_formula_is_a_formula_with_its_spoken_text(printed, joined):
+    """Each typeset formula, inline or displayed, is a ``/Formula`` whose ``/Alt`` speaks it
+    (MathJax's speech rule engine on its MathML), a display equation with its number.  Independent
+    truth: the TeX written in the page, whose letters, numbers and operators must be spoken."""
+    counts = [{k: p["formulas"][k] for k in ("display", "inline", "unspoken")} for p in printed]
+    assert counts == [{"display": 0, "inline": 0, "unspoken": 0}, {"display": 1, "inline": 1, "unspoken": 0}]
+    alts = formula_alts(joined)
+    assert len(alts) == 2, alts
+    inline, display = alts
+    assert re.fullmatch(r"epsilon squared", inline), inline
+    for word in ("sigma", "sub A", "equals", "square root", "2", "log", "1.25", "divided by", "delta"):
+        assert word in display, (word, display)
+    assert display.endswith(", equation (2.1)"), display
+
+
+def test_a_formula_left_as_a_figure_is_found(printed, tmp_path, monkeypatch):
+    """Joined without the retagging, the formulas stay ``/Figure``s with the mark in their /Alt: reported."""
+    import pdf_tags
+
+    monkeypatch.setattr(pdf_tags, "_retag_formulas", lambda elem: 0)
+    out = tmp_path / "no-formulas.pdf"
+    editions.join_pdf([dict(p) for p in printed], out, "Test book")
+    assert formula_alts(out) == []
+    assert any("2 formulas left as /Figure" in p for p in tag_problems(out)), tag_problems(out)
 
 
 def test_a_header_cell_without_its_scope_is_found(joined, tmp_path):

@@ -1070,6 +1070,99 @@ def test_pdfs_are_tagged_and_pass_the_pdf_ua_checker(pdfs):
         assert tag_problems(path, min_roles=roles) == [], name
     print("pdfua findings per PDF:", report)
 
+
+_TEX = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
+# TeX's small Greek letters, which the speech must name (\sigma as "sigma"; the engine reads an
+# upright capital \Delta as "normal triangle", so capitals are not asked for)
+_GREEK = re.compile(r"\\(?:var)?(alpha|beta|gamma|delta|epsilon|zeta|eta|theta|kappa|lambda|mu|nu|xi|pi|rho|"
+                    r"sigma|tau|phi|chi|psi|omega)(?![a-zA-Z])")
+
+
+def page_formulas(html_file, outputs=True):
+    """[(TeX, equation number or None)] of every formula of one built page, in reading order: the
+    independent truth for the PDF's ``/Formula`` elements (MathJax typesets these in the browser).
+    ``outputs=False`` leaves out the formulas a code cell printed (its ``text/latex`` output)."""
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup(html_file.read_text(), "html.parser").find("article")
+    out = []
+    for el in article.select(".math"):
+        if el.find_parent(class_="math") or (not outputs and el.find_parent(class_="cell_output")):
+            continue
+        number, eqno = None, el.find(class_="eqno")
+        if eqno is not None:
+            for a in eqno.select("a.headerlink"):
+                a.decompose()
+            number = eqno.get_text().strip()
+            eqno.decompose()
+        chunks = [a or b for a, b in _TEX.findall(el.get_text())]
+        out += [(tex, number if i == len(chunks) - 1 else None) for i, tex in enumerate(chunks)]
+    return out
+
+
+def formula_alts_by_part(path):
+    """[[the /Alt of each /Formula of one printed HTML page (a /Part)]], in reading order."""
+    import pikepdf
+
+    from test_pdf_a11y import _kids
+
+    pdf = pikepdf.open(path)
+    parts = []
+    for part in _kids(pdf.Root.StructTreeRoot.K):
+        alts, stack = [], [part]
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, pikepdf.Dictionary) or node.get("/Type") in ("/MCR", "/OBJR"):
+                continue
+            if node.get("/S") == "/Formula":
+                alts.append(str(node.get("/Alt", "")))
+            stack.extend(reversed(_kids(node)))
+        parts.append(alts)
+    return parts
+
+
+def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
+    """The PDFs' formulas are ``/Formula`` elements with their speech as ``/Alt`` (MathJax's speech
+    rule engine, ``_ext/editions.py``), page by page, against the TeX written in the HTML pages:
+
+    - no page has more ``/Formula`` elements than formulas, and the book's have at least 96 % of
+      them (a formula a code cell printed, or one in a table cell, is sometimes left without its
+      element: Chromium makes none; what is left out is counted and printed);
+    - no alt text is empty or raw TeX;
+    - a numbered display equation's alt text ends with its number, the page's numbers come in
+      order, at least 95 % of them are there, and each names every Greek letter of that
+      equation's TeX (\\sigma as "sigma") and speaks a square root as one.
+    """
+    book_pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
+    report = {}
+    for name, html, pages in (("book.pdf", HTML, book_pages), ("book-students.pdf", STUDENTS, book_pages),
+                              ("api.pdf", HTML, [editions.API_PAGE])):
+        by_part = formula_alts_by_part(pdfs[name])
+        assert len(by_part) == len(pages), name
+        tagged = total = numbered = numbered_total = 0
+        for page, alts in zip(pages, by_part):
+            truth = page_formulas(html / f"{page}.html")
+            assert len(alts) <= len(truth), (name, page, len(alts), len(truth))
+            tagged, total = tagged + len(alts), total + len(truth)
+            for alt in alts:
+                assert alt.strip() and "\\" not in alt, (name, page, alt)
+            tex_of = {number: tex for tex, number in truth if number}
+            numbered_total += len(tex_of)
+            found = [re.search(r", equation (\(\S+\))$", alt) for alt in alts]
+            found = [(m.group(1), alt) for m, alt in zip(found, alts) if m]
+            order = list(tex_of)
+            assert [order.index(n) for n, _ in found] == sorted(order.index(n) for n, _ in found), (name, page)
+            for number, alt in found:
+                tex, low = tex_of[number], alt.lower()
+                for letter in _GREEK.findall(tex):  # the engine spells λ as Unicode names it, "lamda"
+                    assert letter.replace("lambda", "lamda") in low, (name, page, number, tex, alt)
+                if "\\sqrt" in tex:
+                    assert "root" in low, (name, page, number, tex, alt)
+            numbered += len(found)
+        report[name] = {"formulas": total, "tagged": tagged, "numbered": numbered_total, "numbered_tagged": numbered}
+        assert tagged >= 0.96 * total and numbered >= 0.95 * numbered_total, report
+    print("formulas per PDF:", report)
+
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
 
 
