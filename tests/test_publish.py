@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from _ext_import import ext_module
+from conftest import _publish_env
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
@@ -38,10 +39,8 @@ import publish  # noqa: E402
 
 
 def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if k not in ("DPMASK_PUBLISH", "DPMASK_EDITION")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
-    env.update(extra)
-    return env
+    """The environment of a build (tests/conftest.py's, which builds the editions), plus *extra*."""
+    return {**_publish_env(), **extra}
 
 
 def _config():
