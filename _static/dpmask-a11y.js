@@ -165,9 +165,9 @@
   // keyboard.  The theme sets this when the page loads; a block inside a closed dropdown was not
   // scrollable then, so it is checked again when a dropdown opens or the window is resized.
   // What counts is text hidden past the block's visible box: a block whose text only runs into
-  // its right padding scrolls that padding alone, and the theme's Tab stop there led nowhere and
-  // had no role (issue 31: IBM's element_tabbable_role_valid, chapter 2's codecell5, 10 px); it is
-  // taken out (tabindex -1; Chromium makes a scroller a stop of its own otherwise).
+  // its right padding would scroll that padding alone, a Tab stop leading nowhere (issue 31: IBM's
+  // element_tabbable_role_valid, chapter 2's codecell5, 10 px); it is made not to scroll at all
+  // (overflow visible) and is no stop (tabindex -1).
   function hidesText(el) {
     const text = document.createRange();
     text.selectNodeContents(el);
