@@ -18,6 +18,8 @@
  *   starting with the word it shows ("Show the solution to Exercise 3.1", then "Hide ..."; the
  *   hints are "Show" and "Hide" in _config.yml), and its chevron, a drawing, is hidden from
  *   assistive technology.
+ * - tables without a caption are named by the bold line before them or their section's heading
+ *   (issue 31, WCAG 1.3.1).
  * - landmarks (issue 31, IBM's aria_content_in_landmark): the primary sidebar is the book's
  *   navigation, and the skip link sits in the header.
  * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
@@ -205,14 +207,55 @@
     // the theme's box round a wide table, a Tab stop when it scrolls: a group named by the table
     for (const box of root.querySelectorAll(".pst-scrollable-table-container")) {
       const stop = box.getAttribute("tabindex") === "0";
-      const caption = box.querySelector("caption");
-      const name = (caption ? text(caption).replace(/\s*#$/, "") + ", table" : "Table") + ", scrolls sideways";
+      const caption = box.querySelector("caption"), table = box.querySelector("table");
+      const named = caption ? text(caption).replace(/\s*#$/, "") : table ? table.getAttribute("aria-label") : "";
+      const name = (named ? named + ", table" : "Table") + ", scrolls sideways";
       if (stop && (box.getAttribute("role") !== "group" || box.getAttribute("aria-label") !== name)) {
         box.setAttribute("role", "group");
         box.setAttribute("aria-label", name);
       } else if (!stop && box.getAttribute("role") === "group") {
         box.removeAttribute("role");
         box.removeAttribute("aria-label");
+      }
+    }
+  }
+
+  // Tables named (issue 31, WCAG 1.3.1: a screen reader's list of tables reads their names).  A
+  // table with a caption is named by it.  The others, the Markdown tables of the prose and those a
+  // code cell prints, are named by what introduces them: a short bold line just before the table
+  // ("Real data"), else the heading of their section, with their place when the section holds more
+  // than one ("9.6. Compared head to head, table 2 of 3"); an explorer's numbers are named so.
+  function leadOf(table, section) {
+    for (let el = table; el && el !== section; el = el.parentElement) {
+      const before = el.previousElementSibling;
+      if (!before) { continue; }
+      const shown = text(before);
+      const bold = before.querySelector("strong, b");
+      return shown && shown.length <= 60 && bold && text(bold) === shown ? spokenText(before) : "";
+    }
+    return "";
+  }
+  function nameTables(root) {
+    for (const table of root.querySelectorAll("table")) {
+      if (table.querySelector("caption") || table.hasAttribute("aria-labelledby")
+          || (table.hasAttribute("aria-label") && !table.hasAttribute("data-a11y-table-name"))) {
+        continue;
+      }
+      let name = "";
+      if (table.closest("[role='status']")) {
+        name = "The explorer's numbers";
+      } else {
+        const section = table.closest("section");
+        const heading = section && section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6");
+        name = leadOf(table, section);
+        if (!name && heading) {
+          const own = [...section.querySelectorAll("table")].filter(t => t.closest("section") === section && !t.querySelector("caption") && !t.closest("[role='status']"));
+          name = spokenText(heading) + (own.length > 1 ? `, table ${own.indexOf(table) + 1} of ${own.length}` : "");
+        }
+      }
+      if (name && table.getAttribute("aria-label") !== name) {
+        table.setAttribute("aria-label", name);
+        table.setAttribute("data-a11y-table-name", "");
       }
     }
   }
@@ -272,6 +315,7 @@
     nameToggles(document);
     nameSummaries(document);
     nameMathNames(document);
+    nameTables(document);
     matchNamesToText(document);
     focusScrollables(document);
   }

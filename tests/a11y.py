@@ -428,6 +428,13 @@ _NAME_PROBLEMS = """
       problems.push(`${el.localName} "${shown}" named "${label}" without its formula (${lost.join(' ') || 'no name'})`);
     }
   }
+  // a table named: by its caption or a label (a screen reader's list of tables reads the names)
+  for (const t of document.querySelectorAll('table')) {
+    const by = t.getAttribute('aria-labelledby');
+    const named = (t.querySelector('caption') && t.querySelector('caption').textContent.trim())
+      || (t.getAttribute('aria-label') || '').trim() || (by && document.getElementById(by) && document.getElementById(by).textContent.trim());
+    if (!named) { problems.push(`table "${t.textContent.replace(/\\s+/g, ' ').trim().slice(0, 40)}" has no name`); }
+  }
   const seen = new Map();
   for (const el of document.querySelectorAll('[id]')) { seen.set(el.id, (seen.get(el.id) || 0) + 1); }
   for (const [id, n] of seen) { if (n > 1) { problems.push(`id "${id}" ${n} times`); } }
@@ -441,5 +448,5 @@ def name_problems(page):
     a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
     starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
     name, a figure not named by its caption, a heading or link holding a formula whose name leaves
-    the formula out, an id used twice."""
+    the formula out, a table without a name, an id used twice."""
     return page.evaluate(_NAME_PROBLEMS)
