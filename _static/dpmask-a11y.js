@@ -21,7 +21,8 @@
  * - tables without a caption are named by the bold line before them or their section's heading
  *   (issue 31, WCAG 1.3.1).
  * - landmarks (issue 31, IBM's aria_content_in_landmark): the primary sidebar is the book's
- *   navigation, and the skip link sits in the header.
+ *   navigation, and the skip link sits in the header; the navigation's captions name its lists
+ *   rather than being headings before the page's h1.
  * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
  *   the HTML book and JupyterLab (the dpmask-live extension loads it there).
  */
@@ -297,6 +298,16 @@
   // of the header (the banner), still the page's first Tab stop and still fixed to the top of
   // the window when it has the focus.
   function landmarks() {
+    // the navigation's captions ("The paper", "Beyond the paper" ...) were headings of level 2 before
+    // the page's h1 (issue 31): each names the list of pages under it instead ("The paper, list")
+    for (const [i, caption] of [...document.querySelectorAll(".bd-sidebar-primary p.caption[role='heading']")].entries()) {
+      const list = caption.nextElementSibling;
+      if (!list || list.localName !== "ul") { continue; }
+      caption.removeAttribute("role");
+      caption.removeAttribute("aria-level");
+      caption.id = caption.id || `dpmask-nav-caption-${i + 1}`;
+      list.setAttribute("aria-labelledby", caption.id);
+    }
     const sidebar = document.getElementById("pst-primary-sidebar");
     if (sidebar && !sidebar.hasAttribute("role")) {
       sidebar.setAttribute("role", "navigation");

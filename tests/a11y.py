@@ -428,6 +428,12 @@ _NAME_PROBLEMS = """
       problems.push(`${el.localName} "${shown}" named "${label}" without its formula (${lost.join(' ') || 'no name'})`);
     }
   }
+  // the page's h1 is its first heading (a screen reader's list of headings starts with the title)
+  const heads = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')]
+    .filter(h => h.getClientRects().length && !h.closest('[aria-hidden="true"]'));
+  if (heads.length && heads[0].localName !== 'h1') {
+    problems.push(`heading "${heads[0].textContent.trim().slice(0, 40)}" before the page's h1`);
+  }
   // a table named: by its caption or a label (a screen reader's list of tables reads the names)
   for (const t of document.querySelectorAll('table')) {
     const by = t.getAttribute('aria-labelledby');
@@ -448,5 +454,5 @@ def name_problems(page):
     a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
     starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
     name, a figure not named by its caption, a heading or link holding a formula whose name leaves
-    the formula out, a table without a name, an id used twice."""
+    the formula out, a heading before the page's h1, a table without a name, an id used twice."""
     return page.evaluate(_NAME_PROBLEMS)

@@ -314,6 +314,26 @@ def test_tables_are_named_by_their_lead_or_their_section(page):
     assert _rules(page, _page(_TABLES, script=True)) == set()
 
 
+# The theme's primary sidebar, before the article: its captions are headings of level 2.
+_SIDEBAR = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Planted</title></head><body>'
+            '<div class="bd-sidebar-primary" id="pst-primary-sidebar"><nav aria-label="Main">'
+            '<p aria-level="2" class="caption" role="heading"><span class="caption-text">The paper</span></p>'
+            '<ul class="nav bd-sidenav"><li><a href="#a">1. Introduction</a></li></ul>'
+            '<p aria-level="2" class="caption" role="heading"><span class="caption-text">Reference</span></p>'
+            '<ul class="nav bd-sidenav"><li><a href="#b">Notation</a></li></ul></nav></div>'
+            '<main><h1>A planted page</h1><p>Text.</p></main>{scripts}</body></html>')
+
+
+def test_the_navigation_captions_name_its_lists_and_come_after_no_heading(page):
+    page.set_content(_SIDEBAR.format(scripts=""))
+    assert a11y.name_problems(page) == ['heading "The paper" before the page\'s h1']
+    page.set_content(_SIDEBAR.format(scripts=f"<script>{SCRIPT}</script>"))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    assert page.get_by_role("heading").count() == 1
+    assert page.get_by_role("list", name="The paper").count() == 1 and page.get_by_role("list", name="Reference").count() == 1
+
+
 # A heading and a contents link holding a formula, as MathJax 3 leaves them (CHTML's glyphs are CSS,
 # the assistive MathML beside them); Chromium names them from their content without the formula.
 _MATH = ('<mjx-container class="MathJax CtxtMenu_Attached_0" jax="CHTML"><mjx-math class="MJX-TEX" aria-hidden="true">'
