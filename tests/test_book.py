@@ -314,6 +314,34 @@ def test_a_layout_slip_planted_in_a_page_is_found(browser, server, page_name):
         context.close()
 
 
+# Controls whose content runs out of their own box (WCAG 1.4.4: text resized to 200 % without loss
+# of content or function), each as "<its text> (<content width> > <box width> px)".
+_CLIPPED_CONTROLS = """
+() => [...document.querySelectorAll('button, [role="button"], input, select')]
+  .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${(e.getAttribute('aria-label') || e.textContent).replace(/\\s+/g, ' ').trim().slice(0, 30)} (${e.scrollWidth} > ${e.clientWidth} px)`)
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000])
+def test_text_at_twice_its_size_fits_every_control(browser, server, width):
+    """Text enlarged to 200 % (the root font size, as a browser's text-only zoom does): on the index,
+    at a desk's widths, no button or field's content runs out of its box.  Planted: without the
+    layout rule that lets the sidebar's search button wrap (_static/dpmask-layout.css), its
+    "Ctrl + K" ran out of it, cut by the sidebar."""
+    page, context, errors, outside = _visit(browser, f"{server}/index.html", viewport={"width": width, "height": 900})
+    try:
+        page.evaluate("() => { document.documentElement.style.fontSize = '200%'; }")
+        page.wait_for_timeout(200)
+        assert page.evaluate(_CLIPPED_CONTROLS) == [], width
+        page.add_style_tag(content=".search-button-field, .search-button-field .search-button__kbd-shortcut"
+                                   " { flex-wrap: nowrap !important; }")
+        page.wait_for_timeout(100)
+        assert any(c.startswith("Search") for c in page.evaluate(_CLIPPED_CONTROLS)), width
+    finally:
+        context.close()
+
+
 # TeX commands and the characters MathJax's MathML writes for them.
 _TEX_SYMBOLS = {r"\sigma": "σ", r"\varepsilon": "ε", r"\delta": "δ", r"\Delta": "Δ", r"\lambda": "λ",
                 r"\gamma": "γ", r"\Phi": "Φ", r"\chi": "χ", r"\le": "≤", r"\ge": "≥", r"\sqrt": ""}
