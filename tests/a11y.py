@@ -110,9 +110,21 @@ _DROPDOWNS = """
 def set_dropdowns(page, open_):
     """Open (or close) every dropdown on the page; return how many changed."""
     changed = page.evaluate(_DROPDOWNS, bool(open_))
-    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js and dpmask-explorers-a11y.js: 30 ms)
-    page.evaluate("() => new Promise(r => setTimeout(r, 300))")
+    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js and
+    # dpmask-explorers-a11y.js: 30 ms); sphinx-togglebutton fades a solution in for 0.3 s, and axe
+    # run while it is half faded reads its text as too faint (401 code tokens of chapter 1 on a
+    # loaded machine, 29 Nov 2026): wait for every finite animation to end (at most 5 s)
+    page.evaluate(_SETTLED)
     return changed
+
+
+_SETTLED = """
+() => new Promise(r => setTimeout(r, 300)).then(() => Promise.race([
+  Promise.all(document.getAnimations()
+    .filter(a => a.effect && a.effect.getComputedTiming().iterations !== Infinity)
+    .map(a => a.finished.catch(() => null))),
+  new Promise(r => setTimeout(r, 5000))]))
+"""
 
 
 def wait_for_explorers(page, timeout=30000):
