@@ -81,10 +81,10 @@ MARKERS = {
 # that each value is there and rendered, not that its digits match the book's.
 MEASURED_CHAPTERS = frozenset({"08_scale"})
 # The chapters `make test` runs in its second lane, beside the package's tests, while the first runs
-# the other chapters: the two longest (about 105 s and 55 s of nbval on an idle machine), so that
-# both lanes end about together (issue 31).  Their executions reach the book's jupyter-cache
+# the other chapters: the three longest (9, 7a and 7: about 140 s of nbval on an idle machine, the
+# first lane's chapters about 165 s), so that both lanes end about together (issue 31).  Their executions reach the book's jupyter-cache
 # before the first lane builds the book (:func:`built_book` waits for them).
-BESIDE_NOTEBOOKS = frozenset({"09_rivals.ipynb", "07a_exact_p2.ipynb"})
+BESIDE_NOTEBOOKS = frozenset({"09_rivals.ipynb", "07a_exact_p2.ipynb", "07_tightness.ipynb"})
 BOOK_FIXTURES = {"built_book", "full_html", "students_html", "book_pdf", "server"}
 BROWSER_FIXTURES = {"browser", "book_pdf"}
 CLUSTER_FILES = {"test_cluster.py"}
@@ -196,6 +196,21 @@ HEAVY = {
     "tests/test_rivals.py::test_rivals_explorer_shows_independently_computed_numbers": 3.5,
     "tests/test_symbolic.py::test_every_check_holds[lemma_a_4]": 3.5,
     "tests/test_cluster.py::test_release_on_worker_processes_is_bit_identical[block]": 3.2,
+    # and of 2 s or more, but for the safe-side corners of the privacy numbers (tests/test_safe_side.py),
+    # which `make test` keeps
+    "tests/test_cli.py::test_exact_line_is_masked_p1_sigma": 2.3,
+    "tests/test_cli.py::test_lower_bound_line_is_sigma_lower_bound": 4.7,  # two
+    "tests/test_verdict.py::test_rows_masking_needs_are_hundreds_of_millions": 4.7,  # two
+    "tests/test_rivals.py::test_sigma_low_large_n_matches_the_exact_projection_bound": 2.9,
+    "tests/test_rivals.py::test_gram_sensitivity_is_the_supremum_found_by_optimisation[6]": 2.8,
+    "tests/test_rivals.py::test_release_gram_adds_the_noise_to_x_transpose_x": 2.2,
+    "tests/test_gq.py::test_mpmath_oracles_agree": 2.6,
+    "tests/test_bounds.py::test_analytic_gaussian_attains_the_minimum_in_12_of_36_rows": 2.7,
+    "tests/test_mechanisms.py::test_frame_and_dense_paths_agree_in_distribution": 2.4,
+    "tests/test_figures_a11y.py::test_every_static_companion_reads_without_colour[inference_figure]": 2.3,
+    "tests/test_portable.py::test_glue_num_works_without_myst_nb": 2.9,
+    "tests/test_cluster.py::test_a_cluster_leaves_the_environment_of_this_process_as_it_found_it": 2.5,
+    "tests/test_doors.py::test_an_update_checks_at_its_door_only[rivals_explorer]": 2.0,
 }
 
 
