@@ -68,7 +68,7 @@ LANES := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python tests/lanes.py
 # every chapter (nbval), then the book built from nbval's executions (no notebook runs twice) and
 # a sample of its pages in the browser (each planted slip caught).  Two lanes, one per core
 # (tests/lanes.py): lane 1 runs most chapters and then the book built from them with its browser
-# checks in one pytest session; lane 2, beside it, runs the three longest chapters (`beside`, handed
+# checks in one pytest session; lane 2, beside it, runs the two longest chapters (`beside`, handed
 # to the same jupyter-cache; lane 1's build waits for them) and then the package's own tests.
 # DPMASK_RUN names the run for that hand-over.
 test: $(STAMP)
