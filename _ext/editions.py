@@ -272,12 +272,13 @@ _NAME_WIDGET_IMAGES = """
 # The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
 # figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
 # that holds only a formula (MathJax draws its glyphs as CSS content, which Chromium leaves
-# untagged): the element needs a piece of painted text.  So each wrapper gets a *carrier* (after an
-# inline formula; in a display equation's line, after its glyphs): a period 2 px high, transparent
-# and absolutely placed, so that nothing moves and nothing shows.  It must have ink: the word joiner
-# (U+2060, no width) it replaces was left unpainted, with its element, for about 2.6 % of the
-# formulas (143 of the book's 5,498, 29 Nov 2026), those whose zero-width fragment the painter
-# culled; a transparent inline image gave no element at all.  The MathML copy inside is hidden from the
+# untagged): the element needs a piece of painted text.  So each wrapper gets two *carriers* (after
+# an inline formula; in a display equation's line, after its glyphs): a word joiner (U+2060: no
+# width, no break opportunity) and a period 2 px high, transparent and absolutely placed, so that
+# nothing moves and nothing shows.  Either alone left some formulas without their element (29 Nov
+# 2026): the joiner 143 of the book's 5,498 (a glyph without ink, whose fragment the painter
+# sometimes culls), the period one in chapter 2 (at a line's end); together, none.  A transparent
+# inline image gave no element at all, a zero-width inline-block a third of them.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
 # drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
 # earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each
@@ -328,8 +329,9 @@ async ([mark, known]) => {
     carrier.className = 'dpmask-formula-carrier';
     carrier.textContent = '.';
     carrier.style.cssText = 'position:absolute;color:transparent;font-size:2px;line-height:0';
-    if (display) { box.querySelector('mjx-math').after(carrier); }
-    else { wrap.appendChild(carrier); }
+    const joiner = document.createTextNode('\\u2060');
+    if (display) { box.querySelector('mjx-math').after(joiner, carrier); }
+    else { wrap.append(joiner, carrier); }
     counts[display ? 'display' : 'inline'] += 1;
   }
   return counts;
