@@ -60,16 +60,19 @@ badge: $(STAMP)
 # One BLAS thread per process: the tests multiply thousands of tiny matrices, where extra
 # threads only add wake-up latency (badly so on a busy 2-core machine).
 # The markers are set by tests/conftest.py from each test's path and fixtures (new tests inherit
-# them): notebook, book, browser, cluster, slow, live, publish, heavy.
+# them): notebook, beside, book, browser, cluster, slow, live, publish, heavy, stress, reader.
 PYTEST := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 LANES := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python tests/lanes.py
 
-# Everything but the slow checks: unit, property, doctests, the cluster, every chapter (nbval),
-# then the book built from nbval's executions (no notebook runs twice) and the browser.
-# Two lanes, one per core (tests/lanes.py): the chapters and then the book built from them with
-# its browser checks in one pytest session; the package's own tests beside it in another.
+# Everything but the slow and heavy checks: the package's unit, property and doctests, the cluster,
+# every chapter (nbval), then the book built from nbval's executions (no notebook runs twice) and
+# a sample of its pages in the browser (each planted slip caught).  Two lanes, one per core
+# (tests/lanes.py): lane 1 runs most chapters and then the book built from them with its browser
+# checks in one pytest session; lane 2, beside it, runs the two longest chapters (`beside`, handed
+# to the same jupyter-cache; lane 1's build waits for them) and then the package's own tests.
+# DPMASK_RUN names the run for that hand-over.
 test: $(STAMP)
-	$(LANES) "(notebook or book) and not (slow or live)" "not (notebook or book or slow or live)" -- --durations=10
+	DPMASK_RUN=$$(date +%s%N) $(LANES) "(notebook or book) and not (beside or slow or live or heavy)" "(beside or not (notebook or book)) and not (slow or live or heavy)" -- --durations=10
 
 # The package alone: its unit, property and doctests that take well under a second each (the
 # few that take seconds are marked heavy in tests/conftest.py); no notebook, book, browser,
@@ -85,14 +88,15 @@ test-quick: $(STAMP)
 # (tests/test_publish.py), the portable notebooks read by nbconvert and run in a fresh environment,
 # what needs no browser (the domain walk), and the full edition's page sweeps (axe-core on the pages
 # `make test` leaves out, HTML_CodeSniffer on every page, IBM's checker on five, the keyboard walk).
-# Lane 2: JupyterLab with and without the book's extension, the other browser checks, the threads
-# stress (`reader`, `live`, `stress`), and last the student edition's sweeps (axe-core at 1280 px,
+# Lane 2: the package's heavy tests (`heavy`: each takes seconds; tests/conftest.py's HEAVY), JupyterLab
+# with and without the book's extension, the other browser checks, the threads stress (`reader`,
+# `live`, `stress`), and last the student edition's sweeps (axe-core at 1280 px,
 # HTML_CodeSniffer, the keyboard walk): the first lane to ask for the student edition builds it,
 # the other waits and reuses it (DPMASK_RUN names the run; tests/conftest.py's students_html).
 # docs/ARCHITECTURE.md has the history.
 test-slow: $(STAMP)
 	$(MAKE) book
-	DPMASK_BOOK_READY=1 DPMASK_RUN=$$(date +%s%N) $(LANES) "(slow or live) and not (stress or reader) and (book or publish or not (browser or live))" "(slow or live) and (stress or reader or (not (book or publish) and (browser or live)))" -- --durations=25
+	DPMASK_BOOK_READY=1 DPMASK_RUN=$$(date +%s%N) $(LANES) "(slow or live or heavy) and not (stress or reader or heavy) and (book or publish or not (browser or live))" "(slow or live or heavy) and (stress or reader or heavy or (not (book or publish) and (browser or live)))" -- --durations=25
 
 # Mutation testing of the functions that return a privacy number (issue 32; not part of `make
 # test`): mutmut 3 mutates each function that mutation/mutmut.toml's [scope] names, in a staged

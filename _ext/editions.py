@@ -272,9 +272,13 @@ _NAME_WIDGET_IMAGES = """
 # The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
 # figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
 # that holds only a formula (MathJax draws its glyphs as CSS content, which Chromium leaves
-# untagged); a WORD JOINER (U+2060: no width, no break opportunity) inside the wrapper (after an
-# inline formula; in a display equation's line, after its glyphs) gives it a piece of text and so
-# its element.  The MathML copy inside is hidden from the
+# untagged): the element needs a piece of painted text.  So each wrapper gets two *carriers* (after
+# an inline formula; in a display equation's line, after its glyphs): a word joiner (U+2060: no
+# width, no break opportunity) and a period 2 px high, transparent and absolutely placed, so that
+# nothing moves and nothing shows.  Either alone left some formulas without their element (29 Nov
+# 2026): the joiner 143 of the book's 5,498 (a glyph without ink, whose fragment the painter
+# sometimes culls), the period one in chapter 2 (at a line's end); together, none.  A transparent
+# inline image gave no element at all, a zero-width inline-block a third of them.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
 # drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
 # earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each
@@ -320,9 +324,14 @@ async ([mark, known]) => {
     wrap.appendChild(box);
     box.querySelectorAll('mjx-math').forEach(e => e.removeAttribute('aria-hidden'));
     box.querySelectorAll('mjx-assistive-mml').forEach(e => e.setAttribute('aria-hidden', 'true'));
-    // inline: after the formula, in the wrapper; display: beside the glyphs, in their line
-    if (display) { box.querySelector('mjx-math').after(document.createTextNode('\\u2060')); }
-    else { wrap.appendChild(document.createTextNode('\\u2060')); }
+    // the carrier: inline, after the formula, in the wrapper; display, beside the glyphs, in their line
+    const carrier = document.createElement('span');
+    carrier.className = 'dpmask-formula-carrier';
+    carrier.textContent = '.';
+    carrier.style.cssText = 'position:absolute;color:transparent;font-size:2px;line-height:0';
+    const joiner = document.createTextNode('\\u2060');
+    if (display) { box.querySelector('mjx-math').after(joiner, carrier); }
+    else { wrap.append(joiner, carrier); }
     counts[display ? 'display' : 'inline'] += 1;
   }
   return counts;
@@ -471,7 +480,7 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
                 page.emulate_media(media="print")
                 page.wait_for_timeout(200)
                 headings = page.evaluate(_HEADINGS)
-                # after the headings are read: the bookmarks take no word joiner from a formula's wrapper
+                # after the headings are read: the bookmarks take no carrier from a formula's wrapper
                 t_speech = time.perf_counter()
                 formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
                 _SPEECH.update(formulas.pop("learnt"))

@@ -226,23 +226,30 @@ def _walk_links(elem, found):
 
 
 def _content_of(elem, page_of, mcid_text) -> tuple[str, list]:
-    """The text of the marked content under *elem* and its annotation objects (``/OBJR``)."""
+    """The text of the marked content under *elem* and its annotation objects (``/OBJR``); an element
+    with an ``/Alt`` (a formula, an image) reads as its alt text, not as what it paints (a formula's
+    wrapper paints only an invisible carrier, ``_ext/editions.py``)."""
     import pikepdf
 
     text, annots = [], []
 
-    def walk(node, pg):
+    def walk(node, pg, quiet=False):
         if isinstance(node, pikepdf.Dictionary):
             if node.get("/Type") == "/OBJR":
                 annots.append(node.get("/Obj"))
                 return
             pg = node.get("/Pg", pg)
             if node.get("/Type") == "/MCR":
-                walk(node.get("/MCID"), pg)
+                walk(node.get("/MCID"), pg, quiet)
                 return
+            if "/Alt" in node and not quiet:
+                text.append(f" {str(node.Alt).removeprefix(FORMULA_MARK).strip()} ")
+                quiet = True
             kids = node.get("/K")
             for kid in (kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []):
-                walk(kid, pg)
+                walk(kid, pg, quiet)
+        elif quiet:
+            return
         elif node is not None and pg is not None:
             try:
                 mcid = int(node)

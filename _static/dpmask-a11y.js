@@ -18,8 +18,11 @@
  *   starting with the word it shows ("Show the solution to Exercise 3.1", then "Hide ..."; the
  *   hints are "Show" and "Hide" in _config.yml), and its chevron, a drawing, is hidden from
  *   assistive technology.
+ * - tables without a caption are named by the bold line before them or their section's heading
+ *   (issue 31, WCAG 1.3.1).
  * - landmarks (issue 31, IBM's aria_content_in_landmark): the primary sidebar is the book's
- *   navigation, and the skip link sits in the header.
+ *   navigation, and the skip link sits in the header; the navigation's captions name its lists
+ *   rather than being headings before the page's h1.
  * - the explorers are the business of dpmask-explorers-a11y.js beside this file, one source for
  *   the HTML book and JupyterLab (the dpmask-live extension loads it there).
  */
@@ -205,14 +208,55 @@
     // the theme's box round a wide table, a Tab stop when it scrolls: a group named by the table
     for (const box of root.querySelectorAll(".pst-scrollable-table-container")) {
       const stop = box.getAttribute("tabindex") === "0";
-      const caption = box.querySelector("caption");
-      const name = (caption ? text(caption).replace(/\s*#$/, "") + ", table" : "Table") + ", scrolls sideways";
+      const caption = box.querySelector("caption"), table = box.querySelector("table");
+      const named = caption ? text(caption).replace(/\s*#$/, "") : table ? table.getAttribute("aria-label") : "";
+      const name = (named ? named + ", table" : "Table") + ", scrolls sideways";
       if (stop && (box.getAttribute("role") !== "group" || box.getAttribute("aria-label") !== name)) {
         box.setAttribute("role", "group");
         box.setAttribute("aria-label", name);
       } else if (!stop && box.getAttribute("role") === "group") {
         box.removeAttribute("role");
         box.removeAttribute("aria-label");
+      }
+    }
+  }
+
+  // Tables named (issue 31, WCAG 1.3.1: a screen reader's list of tables reads their names).  A
+  // table with a caption is named by it.  The others, the Markdown tables of the prose and those a
+  // code cell prints, are named by what introduces them: a short bold line just before the table
+  // ("Real data"), else the heading of their section, with their place when the section holds more
+  // than one ("9.6. Compared head to head, table 2 of 3"); an explorer's numbers are named so.
+  function leadOf(table, section) {
+    for (let el = table; el && el !== section; el = el.parentElement) {
+      const before = el.previousElementSibling;
+      if (!before) { continue; }
+      const shown = text(before);
+      const bold = before.querySelector("strong, b");
+      return shown && shown.length <= 60 && bold && text(bold) === shown ? spokenText(before) : "";
+    }
+    return "";
+  }
+  function nameTables(root) {
+    for (const table of root.querySelectorAll("table")) {
+      if (table.querySelector("caption") || table.hasAttribute("aria-labelledby")
+          || (table.hasAttribute("aria-label") && !table.hasAttribute("data-a11y-table-name"))) {
+        continue;
+      }
+      let name = "";
+      if (table.closest("[role='status']")) {
+        name = "The explorer's numbers";
+      } else {
+        const section = table.closest("section");
+        const heading = section && section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6");
+        name = leadOf(table, section);
+        if (!name && heading) {
+          const own = [...section.querySelectorAll("table")].filter(t => t.closest("section") === section && !t.querySelector("caption") && !t.closest("[role='status']"));
+          name = spokenText(heading) + (own.length > 1 ? `, table ${own.indexOf(table) + 1} of ${own.length}` : "");
+        }
+      }
+      if (name && table.getAttribute("aria-label") !== name) {
+        table.setAttribute("aria-label", name);
+        table.setAttribute("data-a11y-table-name", "");
       }
     }
   }
@@ -254,6 +298,16 @@
   // of the header (the banner), still the page's first Tab stop and still fixed to the top of
   // the window when it has the focus.
   function landmarks() {
+    // the navigation's captions ("The paper", "Beyond the paper" ...) were headings of level 2 before
+    // the page's h1 (issue 31): each names the list of pages under it instead ("The paper, list")
+    for (const [i, caption] of [...document.querySelectorAll(".bd-sidebar-primary p.caption[role='heading']")].entries()) {
+      const list = caption.nextElementSibling;
+      if (!list || list.localName !== "ul") { continue; }
+      caption.removeAttribute("role");
+      caption.removeAttribute("aria-level");
+      caption.id = caption.id || `dpmask-nav-caption-${i + 1}`;
+      list.setAttribute("aria-labelledby", caption.id);
+    }
     const sidebar = document.getElementById("pst-primary-sidebar");
     if (sidebar && !sidebar.hasAttribute("role")) {
       sidebar.setAttribute("role", "navigation");
@@ -272,6 +326,7 @@
     nameToggles(document);
     nameSummaries(document);
     nameMathNames(document);
+    nameTables(document);
     matchNamesToText(document);
     focusScrollables(document);
   }

@@ -110,9 +110,21 @@ _DROPDOWNS = """
 def set_dropdowns(page, open_):
     """Open (or close) every dropdown on the page; return how many changed."""
     changed = page.evaluate(_DROPDOWNS, bool(open_))
-    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js and dpmask-explorers-a11y.js: 30 ms)
-    page.evaluate("() => new Promise(r => setTimeout(r, 300))")
+    # the page's scripts answer a toggle after a frame or a short timeout (_static/dpmask-a11y.js and
+    # dpmask-explorers-a11y.js: 30 ms); sphinx-togglebutton fades a solution in for 0.3 s, and axe
+    # run while it is half faded reads its text as too faint (401 code tokens of chapter 1 on a
+    # loaded machine, 29 Nov 2026): wait for every finite animation to end (at most 5 s)
+    page.evaluate(_SETTLED)
     return changed
+
+
+_SETTLED = """
+() => new Promise(r => setTimeout(r, 300)).then(() => Promise.race([
+  Promise.all(document.getAnimations()
+    .filter(a => a.effect && a.effect.getComputedTiming().iterations !== Infinity)
+    .map(a => a.finished.catch(() => null))),
+  new Promise(r => setTimeout(r, 5000))]))
+"""
 
 
 def wait_for_explorers(page, timeout=30000):
@@ -428,6 +440,19 @@ _NAME_PROBLEMS = """
       problems.push(`${el.localName} "${shown}" named "${label}" without its formula (${lost.join(' ') || 'no name'})`);
     }
   }
+  // the page's h1 is its first heading (a screen reader's list of headings starts with the title)
+  const heads = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')]
+    .filter(h => h.getClientRects().length && !h.closest('[aria-hidden="true"]'));
+  if (heads.length && heads[0].localName !== 'h1') {
+    problems.push(`heading "${heads[0].textContent.trim().slice(0, 40)}" before the page's h1`);
+  }
+  // a table named: by its caption or a label (a screen reader's list of tables reads the names)
+  for (const t of document.querySelectorAll('table')) {
+    const by = t.getAttribute('aria-labelledby');
+    const named = (t.querySelector('caption') && t.querySelector('caption').textContent.trim())
+      || (t.getAttribute('aria-label') || '').trim() || (by && document.getElementById(by) && document.getElementById(by).textContent.trim());
+    if (!named) { problems.push(`table "${t.textContent.replace(/\\s+/g, ' ').trim().slice(0, 40)}" has no name`); }
+  }
   const seen = new Map();
   for (const el of document.querySelectorAll('[id]')) { seen.set(el.id, (seen.get(el.id) || 0) + 1); }
   for (const [id, n] of seen) { if (n > 1) { problems.push(`id "${id}" ${n} times`); } }
@@ -441,5 +466,5 @@ def name_problems(page):
     a solution's toggle not named "Show (Hide) the solution to Exercise N.M" (another toggle not
     starting with its verb), a toggle's chevron not hidden, a readout in the Tab order without a
     name, a figure not named by its caption, a heading or link holding a formula whose name leaves
-    the formula out, an id used twice."""
+    the formula out, a heading before the page's h1, a table without a name, an id used twice."""
     return page.evaluate(_NAME_PROBLEMS)

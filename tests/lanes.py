@@ -14,7 +14,9 @@ it pleases.  The package's own tests need neither and fill the second core meanw
 is a complete pytest session (its own fixtures, its own summary line).
 
 Both lanes must be given explicitly and together must cover what one session would run: the
-Makefile writes them as ``E and X`` and ``not E and X`` for one expression ``X``.
+Makefile writes them as ``E and X`` and ``not E and X`` for one expression ``X``.  Each lane is told
+its number (``DPMASK_LANE``): in ``make test`` the second also runs the longest chapters
+(``beside``) and the first lane's book build waits for them (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -38,10 +40,10 @@ def main(argv=None):
         # Lane 2 keeps no pytest cache: both sessions would write .pytest_cache/v/cache/lastfailed
         # when they end, each over the other's.
         second = subprocess.Popen([*cmd, "-m", argv[1], *extra], stdout=log, stderr=subprocess.STDOUT,
-                                  env=dict(os.environ, PYTEST_ADDOPTS=os.environ.get("PYTEST_ADDOPTS", "")
+                                  env=dict(os.environ, DPMASK_LANE="2", PYTEST_ADDOPTS=os.environ.get("PYTEST_ADDOPTS", "")
                                            + " -p no:cacheprovider"))
         try:
-            first = subprocess.call([*cmd, "-m", argv[0], *extra])
+            first = subprocess.call([*cmd, "-m", argv[0], *extra], env=dict(os.environ, DPMASK_LANE="1"))
             status2 = second.wait()
         except KeyboardInterrupt:
             second.terminate()

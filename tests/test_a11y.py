@@ -262,7 +262,7 @@ def test_solution_toggles_are_named_after_their_exercise(page):
 def test_a_typed_readout_is_named_after_its_slider(page):
     typed = _SLIDER.replace('<div class="widget-readout">', '<div class="widget-readout" contenteditable="true">')
     page.set_content(_page(typed))
-    assert a11y.name_problems(page) == ['an unnamed readout in the Tab order ("0.501")']
+    assert a11y.name_problems(page) == ['an unnamed readout in the Tab order ("0.501")', 'table "σ1.2" has no name']
     page.set_content(_page(typed, script=True))
     page.wait_for_timeout(100)
     assert a11y.name_problems(page) == []
@@ -282,6 +282,56 @@ def test_figures_are_named_by_their_captions_and_ids_made_unique(page):
     assert 'id="exercise-content-2"' in fixed and 'aria-labelledby="fig-a-caption"' in fixed
     # what the figure is called in Chromium's accessibility tree
     assert page.locator("figure").get_attribute("aria-labelledby") == "fig-a-caption"
+
+
+# Tables as docutils and myst-nb write them: one in prose under a heading, two printed by a cell in
+# one section (the first after a bold line), one with a caption, one of an explorer's numbers.
+_TABLES = (
+    '<section id="cmp"><h2>9.6. Compared <a class="headerlink" href="#cmp">#</a></h2>'
+    '<div class="cell_output"><div class="output text_markdown"><p><strong>Real data</strong></p></div>'
+    '<div class="output text_markdown"><div class="pst-scrollable-table-container"><table class="table">'
+    '<thead><tr><th>mechanism</th><th>RMSE</th></tr></thead><tbody><tr><td>A</td><td>1.2</td></tr></tbody></table></div></div></div>'
+    '<p>Between them.</p>'
+    '<table class="table"><thead><tr><th>rows</th><th>ratio</th></tr></thead><tbody><tr><td>10</td><td>2</td></tr></tbody></table>'
+    '<table class="table"><thead><tr><th>n</th><th>p</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>'
+    '<table class="table"><caption>Table 9.1: the plan</caption><thead><tr><th>week</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>'
+    '<div role="status"><table><tr><th scope="row">σ</th><td>1.2</td></tr></table></div></section>')
+
+
+def test_tables_are_named_by_their_lead_or_their_section(page):
+    page.set_content(_page(_TABLES))
+    found = a11y.name_problems(page)
+    assert len(found) == 4 and all(p.endswith("has no name") for p in found), found
+    page.set_content(_page(_TABLES, script=True))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    names = [t.get_attribute("aria-label") for t in page.locator("table").all()]
+    assert names == ["Real data", "9.6. Compared, table 2 of 3", "9.6. Compared, table 3 of 3", None,
+                     "The explorer's numbers"], names
+    # what Chromium's accessibility tree gives a screen reader
+    assert page.get_by_role("table", name="Real data").count() == 1
+    assert page.get_by_role("table", name="Table 9.1: the plan").count() == 1
+    assert _rules(page, _page(_TABLES, script=True)) == set()
+
+
+# The theme's primary sidebar, before the article: its captions are headings of level 2.
+_SIDEBAR = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Planted</title></head><body>'
+            '<div class="bd-sidebar-primary" id="pst-primary-sidebar"><nav aria-label="Main">'
+            '<p aria-level="2" class="caption" role="heading"><span class="caption-text">The paper</span></p>'
+            '<ul class="nav bd-sidenav"><li><a href="#a">1. Introduction</a></li></ul>'
+            '<p aria-level="2" class="caption" role="heading"><span class="caption-text">Reference</span></p>'
+            '<ul class="nav bd-sidenav"><li><a href="#b">Notation</a></li></ul></nav></div>'
+            '<main><h1>A planted page</h1><p>Text.</p></main>{scripts}</body></html>')
+
+
+def test_the_navigation_captions_name_its_lists_and_come_after_no_heading(page):
+    page.set_content(_SIDEBAR.format(scripts=""))
+    assert a11y.name_problems(page) == ['heading "The paper" before the page\'s h1']
+    page.set_content(_SIDEBAR.format(scripts=f"<script>{SCRIPT}</script>"))
+    page.wait_for_timeout(100)
+    assert a11y.name_problems(page) == []
+    assert page.get_by_role("heading").count() == 1
+    assert page.get_by_role("list", name="The paper").count() == 1 and page.get_by_role("list", name="Reference").count() == 1
 
 
 # A heading and a contents link holding a formula, as MathJax 3 leaves them (CHTML's glyphs are CSS,

@@ -230,13 +230,14 @@ _NEXT_FRAMES = "() => new Promise(r => { requestAnimationFrame(() => requestAnim
 
 
 # `make test`'s sample of the pages (issue 31 asks for `make test` under 6 minutes idle; axe's four
-# passes over every page were about 15 minutes of it): the index, a chapter with proofs and solutions
-# (2), a chapter with an explorer (1) and a wide table with a key column (the concordance).  Every
+# passes over every page were about 15 minutes of it): the index and a chapter with an explorer,
+# formulas, exercises and solutions (1).  Chapter 2 (proofs) and the concordance (a wide table with
+# a key column) were in it until 29 Nov 2026, 30 s and 25 s of `make test` at load 4.  Every
 # other page is checked by `make test-slow` (marked slow: its first lane, which also writes the
 # student edition and the PDFs, beside the second lane's sweeps of the student edition).  The layout slips of _SLIPS are planted on their pages in `make test`
 # whether or not the page is in the sample (test_a_layout_slip_planted_in_a_page_is_found), and
 # tests/test_a11y.py plants axe's slips in pages of its own.
-PAGE_SAMPLE = ("index", "chapters/01_introduction", "chapters/02_setup", "chapters/concordance")
+PAGE_SAMPLE = ("index", "chapters/01_introduction")
 
 
 def _sampled(pages, sample):
@@ -310,6 +311,34 @@ def test_a_layout_slip_planted_in_a_page_is_found(browser, server, page_name):
         page.wait_for_timeout(100)
         found = page.evaluate(_PHONE_PROBLEMS)
         assert any(expected in p for p in found), (page_name, css, found)
+    finally:
+        context.close()
+
+
+# Controls whose content runs out of their own box (WCAG 1.4.4: text resized to 200 % without loss
+# of content or function), each as "<its text> (<content width> > <box width> px)".
+_CLIPPED_CONTROLS = """
+() => [...document.querySelectorAll('button, [role="button"], input, select')]
+  .filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${(e.getAttribute('aria-label') || e.textContent).replace(/\\s+/g, ' ').trim().slice(0, 30)} (${e.scrollWidth} > ${e.clientWidth} px)`)
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1000])
+def test_text_at_twice_its_size_fits_every_control(browser, server, width):
+    """Text enlarged to 200 % (the root font size, as a browser's text-only zoom does): on the index,
+    at a desk's widths, no button or field's content runs out of its box.  Planted: without the
+    layout rule that lets the sidebar's search button wrap (_static/dpmask-layout.css), its
+    "Ctrl + K" ran out of it, cut by the sidebar."""
+    page, context, errors, outside = _visit(browser, f"{server}/index.html", viewport={"width": width, "height": 900})
+    try:
+        page.evaluate("() => { document.documentElement.style.fontSize = '200%'; }")
+        page.wait_for_timeout(200)
+        assert page.evaluate(_CLIPPED_CONTROLS) == [], width
+        page.add_style_tag(content=".search-button-field, .search-button-field .search-button__kbd-shortcut"
+                                   " { flex-wrap: nowrap !important; }")
+        page.wait_for_timeout(100)
+        assert any(c.startswith("Search") for c in page.evaluate(_CLIPPED_CONTROLS)), width
     finally:
         context.close()
 

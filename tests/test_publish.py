@@ -1124,9 +1124,12 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
     """The PDFs' formulas are ``/Formula`` elements with their speech as ``/Alt`` (MathJax's speech
     rule engine, ``_ext/editions.py``), page by page, against the TeX written in the HTML pages:
 
-    - no page has more ``/Formula`` elements than formulas, and the book's have at least 96 % of
-      them (a formula a code cell printed, or one in a table cell, is sometimes left without its
-      element: Chromium makes none; what is left out is counted and printed);
+    - no page has more ``/Formula`` elements than formulas, none lacks more than two, and each
+      PDF has at least 99.5 % of them (the API reference's one missing of 496 is 0.2 %), in prose, in table cells and in what a code cell printed
+      (until 29 Nov 2026 about 2.6 % were left without their element, their one zero-width
+      carrier unpainted; with two carriers, printed page by page that day, 3 of the full
+      edition's 5,486: one past the right edge in a formula wider than the page, two at a
+      line's end);
     - no alt text is empty or raw TeX;
     - a numbered display equation's alt text ends with its number, the page's numbers come in
       order, at least 95 % of them are there, and each names every Greek letter of that
@@ -1141,7 +1144,7 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
         tagged = total = numbered = numbered_total = 0
         for page, alts in zip(pages, by_part):
             truth = page_formulas(html / f"{page}.html")
-            assert len(alts) <= len(truth), (name, page, len(alts), len(truth))
+            assert len(truth) - 2 <= len(alts) <= len(truth), (name, page, len(alts), len(truth))
             tagged, total = tagged + len(alts), total + len(truth)
             for alt in alts:
                 assert alt.strip() and "\\" not in alt, (name, page, alt)
@@ -1159,7 +1162,7 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
                     assert "root" in low, (name, page, number, tex, alt)
             numbered += len(found)
         report[name] = {"formulas": total, "tagged": tagged, "numbered": numbered_total, "numbered_tagged": numbered}
-        assert tagged >= 0.96 * total and numbered >= 0.95 * numbered_total, report
+        assert tagged >= 0.995 * total and numbered >= 0.95 * numbered_total, report
     print("formulas per PDF:", report)
 
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
