@@ -1125,11 +1125,11 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
     rule engine, ``_ext/editions.py``), page by page, against the TeX written in the HTML pages:
 
     - no page has more ``/Formula`` elements than formulas, none lacks more than two, and each
-      PDF has at least 99.5 % of them (the API reference's one missing of 496 is 0.2 %), in prose, in table cells and in what a code cell printed
-      (until 29 Nov 2026 about 2.6 % were left without their element, their one zero-width
-      carrier unpainted; with two carriers, printed page by page that day, 3 of the full
-      edition's 5,486: one past the right edge in a formula wider than the page, two at a
-      line's end);
+      PDF has at least 99.5 % of them (the API reference's one missing of 496 is 0.2 %), in
+      prose, in table cells and in what a code cell printed (until 29 Nov 2026 about 2.6 % were
+      left without their element, their one zero-width carrier unpainted; with two carriers,
+      that day, 3 of the full edition's 5,486: one past the right edge of a formula wider than
+      the page, two at a line's end);
     - no alt text is empty or raw TeX;
     - a numbered display equation's alt text ends with its number, the page's numbers come in
       order, at least 95 % of them are there, and each names every Greek letter of that
