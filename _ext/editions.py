@@ -277,8 +277,9 @@ _NAME_WIDGET_IMAGES = """
 # width, no break opportunity) and a period 2 px high, transparent and absolutely placed, so that
 # nothing moves and nothing shows.  Either alone left some formulas without their element (29 Nov
 # 2026): the joiner 143 of the book's 5,498 (a glyph without ink, whose fragment the painter
-# sometimes culls), the period one in chapter 2 (at a line's end); together, none.  A transparent
-# inline image gave no element at all, a zero-width inline-block a third of them.  The MathML copy inside is hidden from the
+# sometimes culls), the period one in chapter 2 (at a line's end); together, all but 3 of the
+# book's (one wider than the page, two at a line's end).  A transparent inline image gave no
+# element at all, a zero-width inline-block a third of them.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
 # drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
 # earlier pages, and the other edition, already spoke: ``_SPEECH``), so the engine speaks each

@@ -468,15 +468,21 @@ def _beside_done():
         BESIDE_STAMP.write_text(run)
 
 
+def _beside_ran():
+    """Whether the second lane of this run (DPMASK_RUN) has written its stamp."""
+    run = os.environ.get("DPMASK_RUN", "")
+    return bool(run) and BESIDE_STAMP.exists() and BESIDE_STAMP.read_text() == run
+
+
 def _wait_for_the_beside_chapters(session_items, warn):
     """In `make test`'s first lane (DPMASK_LANE=1, DPMASK_RUN set), wait until the second lane has run
     the BESIDE_NOTEBOOKS chapters that this session leaves out, so that the build finds them in the
     cache; return the seconds waited."""
-    run = os.environ.get("DPMASK_RUN", "")
-    if os.environ.get("DPMASK_LANE") != "1" or not run or any(i.get_closest_marker("beside") for i in session_items):
+    if (os.environ.get("DPMASK_LANE") != "1" or not os.environ.get("DPMASK_RUN")
+            or any(i.get_closest_marker("beside") for i in session_items)):
         return 0.0
     t0 = time.monotonic()
-    while not (BESIDE_STAMP.exists() and BESIDE_STAMP.read_text() == run):
+    while not _beside_ran():
         if time.monotonic() - t0 > BESIDE_WAIT:
             warn(pytest.PytestWarning(f"the second lane did not run {sorted(BESIDE_NOTEBOOKS)} within {BESIDE_WAIT} s: "
                                       "the build executes what the cache lacks"))
@@ -522,7 +528,7 @@ def built_book(request):
         pytest.fail(f"jupyter-book build failed (status {res.returncode}):\n{tail}")
     hand_over = request.config.pluginmanager.get_plugin("dpmask-nbval-hand-over")
     handed = set(hand_over.stored) if hand_over is not None else set()
-    if BESIDE_STAMP.exists() and os.environ.get("DPMASK_RUN") and BESIDE_STAMP.read_text() == os.environ["DPMASK_RUN"]:
+    if _beside_ran():
         handed |= {(ROOT / "chapters" / name).resolve() for name in BESIDE_NOTEBOOKS}  # the other lane ran them
     executed = re.findall(r"(\S+\.ipynb): (?:Executing notebook|Starting inline execution client)", log)
     again = sorted(Path(p).resolve() for p in executed)
