@@ -139,15 +139,17 @@ def wait_for_explorers(page, timeout=30000):
         )
 
 
-def check_states(page):
+def check_states(page, opened=True):
     """{state: violations} of the page at its current width: dropdowns closed, then opened.
 
     Closed: the whole page.  Opened: only what opening showed (the dropdowns' content and their
-    buttons), which is all that changed; the page is left with its dropdowns closed.
+    buttons), which is all that changed; the page is left with its dropdowns closed.  With
+    *opened* false, closed alone (the student edition: its dropdowns are the full edition's,
+    tests/test_publish.py).
     """
     page.wait_for_timeout(100)  # the page script's answer to a resize (30 ms)
     out = {"closed": axe_violations(page)}
-    if set_dropdowns(page, True):
+    if opened and set_dropdowns(page, True):
         out["opened"] = axe_violations(page, opened_only=True)
         set_dropdowns(page, False)
     else:
@@ -174,12 +176,13 @@ _MATHJAX_DONE = (
 )
 
 
-def check_edition(html_dir, pages, chromium, chromium_args, phone=True):
+def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
     Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
     widened to 1280 px and checked again, as tests/test_book.py does for the full edition.  With
-    *phone* false, only at 1280 px (opened at that width).
+    *phone* false, only at 1280 px (opened at that width); with *opened* false, with the
+    dropdowns closed alone (:func:`check_states`).
     """
     import functools
     import http.server
@@ -205,10 +208,10 @@ def check_edition(html_dir, pages, chromium, chromium_args, phone=True):
                     page.goto(f"{base}/{name}.html", wait_until="load")
                     page.wait_for_function(_MATHJAX_DONE, timeout=60000)
                     wait_for_explorers(page)
-                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page).items() if v} if phone else {}
+                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
                     page.set_viewport_size(DESKTOP)
                     page.wait_for_timeout(300)
-                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page).items() if v})
+                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
                 finally:
                     context.close()
                 if here:
