@@ -170,9 +170,14 @@ def to_json(violations):
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"width": 1280, "height": 800}
+# The page as a reader gets it: MathJax has typeset it and every web font has arrived (a font that
+# arrives late changes what overflows, and the page script measures again then: _static/dpmask-a11y.js;
+# read before, a loaded machine saw a formula still a "Wide formula" stop, 29 Nov 2026).  The callers
+# then wait 100-300 ms more, for the page script's pass (30 ms after a change).
 _MATHJAX_DONE = (
-    "() => window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
-    " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false)))"
+    "() => (document.fonts === undefined || document.fonts.status === 'loaded')"
+    " && (window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
+    " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false))))"
 )
 
 
