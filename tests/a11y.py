@@ -292,6 +292,10 @@ _BLUR = "() => { window.__a11yFocused.blur(); }"
 _REFOCUS = "() => { window.__a11yFocused.focus({preventScroll: true}); }"
 # Tooltips are not a focus indicator of the control (the theme's show one on focus, beside it)
 _NO_TOOLTIPS = ".tooltip, .popover { display: none !important; }"
+# A focus style is read where it ends, not on its way there: the theme fades a link's colour in
+# 0.2 s, and the walk waited for that at every stop (70 ms of the 130 ms a stop took on the API
+# page, 29 Nov 2026), and a screenshot two frames after a blur could catch a fade half undone.
+_NO_MOTION = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 
 
 def _pixels_changed(before, after):
@@ -327,6 +331,7 @@ def tab_walk(page, limit=3000, screenshots=False, pad=4, names=False):
     """
     if screenshots:
         page.add_style_tag(content=_NO_TOOLTIPS)
+    page.add_style_tag(content=_NO_MOTION)
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     stops, seen = [], {}
     for _ in range(limit):
