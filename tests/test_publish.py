@@ -1124,15 +1124,14 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
     """The PDFs' formulas are ``/Formula`` elements with their speech as ``/Alt`` (MathJax's speech
     rule engine, ``_ext/editions.py``), page by page, against the TeX written in the HTML pages:
 
-    - no page has more ``/Formula`` elements than formulas, none lacks more than two, and each
-      PDF has at least 99.5 % of them (the API reference's one missing of 496 is 0.2 %), in
-      prose, in table cells and in what a code cell printed (until 29 Nov 2026 about 2.6 % were
-      left without their element, their one zero-width carrier unpainted; with two carriers,
-      that day, 3 of the full edition's 5,486: one past the right edge of a formula wider than
-      the page, two at a line's end);
+    - every page has one ``/Formula`` element for each of its formulas, in prose, in table cells
+      and in what a code cell printed (until 29 Nov 2026 about 2.6 % were left without their
+      element, their one zero-width carrier unpainted; with a carrier after the formula, 3 of the
+      full edition's 5,486 and 1 of the API reference's 496, the carrier off the line or the
+      page; with one before it as well, none);
     - no alt text is empty or raw TeX;
     - a numbered display equation's alt text ends with its number, the page's numbers come in
-      order, at least 95 % of them are there, and each names every Greek letter of that
+      order, every one is there, and each names every Greek letter of that
       equation's TeX (\\sigma as "sigma") and speaks a square root as one.
     """
     book_pages = [p for p in editions.toc_pages() if p != editions.API_PAGE]
@@ -1144,7 +1143,7 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
         tagged = total = numbered = numbered_total = 0
         for page, alts in zip(pages, by_part):
             truth = page_formulas(html / f"{page}.html")
-            assert len(truth) - 2 <= len(alts) <= len(truth), (name, page, len(alts), len(truth))
+            assert len(alts) == len(truth), (name, page, len(alts), len(truth))
             tagged, total = tagged + len(alts), total + len(truth)
             for alt in alts:
                 assert alt.strip() and "\\" not in alt, (name, page, alt)
@@ -1162,7 +1161,7 @@ def test_every_formula_of_the_pdfs_is_a_formula_that_speaks_its_tex(pdfs):
                     assert "root" in low, (name, page, number, tex, alt)
             numbered += len(found)
         report[name] = {"formulas": total, "tagged": tagged, "numbered": numbered_total, "numbered_tagged": numbered}
-        assert tagged >= 0.995 * total and numbered >= 0.95 * numbered_total, report
+        assert tagged == total and numbered == numbered_total, report
     print("formulas per PDF:", report)
 
 # --- widgets that keep up (caches and the worker thread must not change a number) ------------
