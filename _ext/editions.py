@@ -272,13 +272,15 @@ _NAME_WIDGET_IMAGES = """
 # The name starts with ``pdf_tags.FORMULA_MARK``, by which ``_ext/pdf_tags.py`` retags those
 # figures as ``/Formula`` (and drops the mark).  Chromium makes no structure element for a wrapper
 # that holds only a formula (MathJax draws its glyphs as CSS content, which Chromium leaves
-# untagged): the element needs a piece of painted text.  So each wrapper gets two *carriers* (after
-# an inline formula; in a display equation's line, after its glyphs): a word joiner (U+2060: no
-# width, no break opportunity) and a period 2 px high, transparent and absolutely placed, so that
-# nothing moves and nothing shows.  Either alone left some formulas without their element (29 Nov
-# 2026): the joiner 143 of the book's 5,498 (a glyph without ink, whose fragment the painter
-# sometimes culls), the period one in chapter 2 (at a line's end); together, all but 3 of the
-# book's (one wider than the page, two at a line's end).  A transparent inline image gave no
+# untagged): the element needs a piece of painted text.  So each wrapper gets *carriers*: a word
+# joiner (U+2060: no width, no break opportunity) and a period 2 px high, transparent and absolutely
+# placed (nothing moves, nothing shows), after an inline formula or, in a display equation's line,
+# after its glyphs; and a second period before an inline formula.  Fewer left some formulas without
+# their element (29 Nov 2026): the joiner alone 143 of the book's 5,498 (a glyph without ink, whose
+# fragment the painter sometimes culls), the period alone one in chapter 2 (at a line's end), both
+# after the formula 3 of 5,486 (two at a line's end, whose period fell off the line, and one wider
+# than the page, whose end is past its right edge); the period before the formula gave those three
+# their element (a formula's start is always on the page).  A transparent inline image gave no
 # element at all, a zero-width inline-block a third of them.  The MathML copy inside is hidden from the
 # tree (the name says it) but kept in the page: the bookmarks read it (``_HEADINGS``).  Nothing
 # drawn changes.  Runs on the print copy only.  *known* maps a MathML text to its speech (what
@@ -326,13 +328,16 @@ async ([mark, known]) => {
     box.querySelectorAll('mjx-math').forEach(e => e.removeAttribute('aria-hidden'));
     box.querySelectorAll('mjx-assistive-mml').forEach(e => e.setAttribute('aria-hidden', 'true'));
     // the carrier: inline, after the formula, in the wrapper; display, beside the glyphs, in their line
-    const carrier = document.createElement('span');
-    carrier.className = 'dpmask-formula-carrier';
-    carrier.textContent = '.';
-    carrier.style.cssText = 'position:absolute;color:transparent;font-size:2px;line-height:0';
+    const carrier = () => {
+      const c = document.createElement('span');
+      c.className = 'dpmask-formula-carrier';
+      c.textContent = '.';
+      c.style.cssText = 'position:absolute;color:transparent;font-size:2px;line-height:0';
+      return c;
+    };
     const joiner = document.createTextNode('\\u2060');
-    if (display) { box.querySelector('mjx-math').after(joiner, carrier); }
-    else { wrap.append(joiner, carrier); }
+    if (display) { box.querySelector('mjx-math').after(joiner, carrier()); }
+    else { wrap.prepend(carrier()); wrap.append(joiner, carrier()); }
     counts[display ? 'display' : 'inline'] += 1;
   }
   return counts;

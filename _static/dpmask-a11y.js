@@ -356,6 +356,14 @@
       }
     }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["aria-label", "tabindex"] });
     window.addEventListener("load", later);
+    // a web font that arrives late (the theme's, MathJax's) changes what overflows: a formula or a
+    // code block measured in the fallback font may scroll then and not now, or the other way round
+    // (seen on a loaded machine, 29 Nov 2026: the index's formula left a "Wide formula" stop that
+    // scrolled nothing, the course page's code block left without its stop)
+    if (document.fonts) {
+      document.fonts.addEventListener("loadingdone", later);
+      document.fonts.ready.then(later);
+    }
     window.addEventListener("resize", later);  // the search button's text shows from 960 px on
     document.addEventListener("toggle", later, true);  // a <details> opened or closed
     document.addEventListener("click", later, true);  // a solution's toggle button

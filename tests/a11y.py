@@ -139,15 +139,17 @@ def wait_for_explorers(page, timeout=30000):
         )
 
 
-def check_states(page):
+def check_states(page, opened=True):
     """{state: violations} of the page at its current width: dropdowns closed, then opened.
 
     Closed: the whole page.  Opened: only what opening showed (the dropdowns' content and their
-    buttons), which is all that changed; the page is left with its dropdowns closed.
+    buttons), which is all that changed; the page is left with its dropdowns closed.  With
+    *opened* false, closed alone (the student edition: its dropdowns are the full edition's,
+    tests/test_publish.py).
     """
     page.wait_for_timeout(100)  # the page script's answer to a resize (30 ms)
     out = {"closed": axe_violations(page)}
-    if set_dropdowns(page, True):
+    if opened and set_dropdowns(page, True):
         out["opened"] = axe_violations(page, opened_only=True)
         set_dropdowns(page, False)
     else:
@@ -168,18 +170,24 @@ def to_json(violations):
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"width": 1280, "height": 800}
+# The page as a reader gets it: MathJax has typeset it and every web font has arrived (a font that
+# arrives late changes what overflows, and the page script measures again then: _static/dpmask-a11y.js;
+# read before, a loaded machine saw a formula still a "Wide formula" stop, 29 Nov 2026).  The callers
+# then wait 100-300 ms more, for the page script's pass (30 ms after a change).
 _MATHJAX_DONE = (
-    "() => window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
-    " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false)))"
+    "() => (document.fonts === undefined || document.fonts.status === 'loaded')"
+    " && (window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
+    " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false))))"
 )
 
 
-def check_edition(html_dir, pages, chromium, chromium_args, phone=True):
+def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
     Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
     widened to 1280 px and checked again, as tests/test_book.py does for the full edition.  With
-    *phone* false, only at 1280 px (opened at that width).
+    *phone* false, only at 1280 px (opened at that width); with *opened* false, with the
+    dropdowns closed alone (:func:`check_states`).
     """
     import functools
     import http.server
@@ -205,10 +213,10 @@ def check_edition(html_dir, pages, chromium, chromium_args, phone=True):
                     page.goto(f"{base}/{name}.html", wait_until="load")
                     page.wait_for_function(_MATHJAX_DONE, timeout=60000)
                     wait_for_explorers(page)
-                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page).items() if v} if phone else {}
+                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
                     page.set_viewport_size(DESKTOP)
                     page.wait_for_timeout(300)
-                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page).items() if v})
+                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
                 finally:
                     context.close()
                 if here:
@@ -284,6 +292,10 @@ _BLUR = "() => { window.__a11yFocused.blur(); }"
 _REFOCUS = "() => { window.__a11yFocused.focus({preventScroll: true}); }"
 # Tooltips are not a focus indicator of the control (the theme's show one on focus, beside it)
 _NO_TOOLTIPS = ".tooltip, .popover { display: none !important; }"
+# A focus style is read where it ends, not on its way there: the theme fades a link's colour in
+# 0.2 s, and the walk waited for that at every stop (70 ms of the 130 ms a stop took on the API
+# page, 29 Nov 2026), and a screenshot two frames after a blur could catch a fade half undone.
+_NO_MOTION = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 
 
 def _pixels_changed(before, after):
@@ -319,6 +331,7 @@ def tab_walk(page, limit=3000, screenshots=False, pad=4, names=False):
     """
     if screenshots:
         page.add_style_tag(content=_NO_TOOLTIPS)
+    page.add_style_tag(content=_NO_MOTION)
     page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
     stops, seen = [], {}
     for _ in range(limit):

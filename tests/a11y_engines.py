@@ -184,18 +184,18 @@ def ace_violations(page, within=None, keep_all=False, potential=False):
     return [Finding(*f) for f in page.evaluate(_ACE, [within, keep_all, potential])]
 
 
-def check_states(page, engine):
+def check_states(page, engine, opened=True):
     """{"closed": findings, "opened": findings} of *engine* ("htmlcs" or "ace") on the page.
 
     Closed: the whole page as it loads.  Opened: every dropdown opened (tests/a11y.py's
     set_dropdowns), each opened part checked on its own (what opening showed, and all that
-    changed); the page is left closed.
+    changed); the page is left closed.  With *opened* false, closed alone ("opened" is empty).
     """
     run = htmlcs_errors if engine == "htmlcs" else ace_violations
     out = {"closed": run(page), "opened": []}
     import a11y
 
-    if a11y.set_dropdowns(page, True):
+    if opened and a11y.set_dropdowns(page, True):
         out["opened"] = run(page, within="[data-a11y-opened]")
         a11y.set_dropdowns(page, False)
     return out
@@ -216,10 +216,10 @@ def describe(findings, limit=3):
     return "\n".join(lines)
 
 
-def sweep(html_dir, pages, engine, chromium, chromium_args):
+def sweep(html_dir, pages, engine, chromium, chromium_args, opened=True):
     """{page: {state: findings}} of *engine* over *pages* of the edition in *html_dir*, each served
     on 127.0.0.1 and opened at 1280 px as tests/test_a11y_engines.py opens them (empty when all
-    pass): the student edition's sweep in tests/test_publish.py."""
+    pass): the student edition's sweep in tests/test_publish.py (*opened*: as :func:`check_states`)."""
     import functools
     import http.server
     import threading
@@ -246,7 +246,7 @@ def sweep(html_dir, pages, engine, chromium, chromium_args):
                     page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)
                     a11y.wait_for_explorers(page)
                     page.wait_for_timeout(300)
-                    states = {k: v for k, v in check_states(page, engine).items() if v}
+                    states = {k: v for k, v in check_states(page, engine, opened).items() if v}
                 finally:
                     context.close()
                 if states:

@@ -132,11 +132,7 @@ def _visit(browser, url, **context_options):
 
 
 def _wait_for_mathjax(page):
-    page.wait_for_function(
-        "() => window.MathJax === undefined || (window.MathJax.startup && window.MathJax.startup.promise"
-        " && (window.__mjDone || (window.MathJax.startup.promise.then(() => { window.__mjDone = true; }), false)))",
-        timeout=60000,
-    )
+    page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)  # typeset, its fonts arrived
 
 
 def test_search_finds_lemma_5_5(browser, server):

@@ -70,6 +70,25 @@ def server(built_book):
     yield from _serve(HTML)
 
 
+class _LateFonts(_Quiet):
+    """Serves the book with every web font 3 s late: a loaded machine's first visit."""
+
+    def end_headers(self):
+        if self.path.split("?")[0].endswith((".woff", ".woff2", ".ttf", ".otf")):
+            import time
+
+            time.sleep(3)
+        super().end_headers()
+
+
+@pytest.fixture(scope="module")
+def late_fonts_server(built_book):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_LateFonts, directory=str(HTML)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
 @pytest.fixture(scope="module")
 def student_server(students_html):
     yield from _serve(students_html)
@@ -283,3 +302,44 @@ def test_a_live_host_keeps_the_explorers_moving(browser, server):
     assert notes == 0
     assert any("the image did not change" in p for p in problems), problems
     assert any("not disabled" in p for p in problems), problems
+
+
+# What the page script makes a Tab stop, against what scrolls once every font has arrived: a formula box
+# is a stop exactly when it scrolls, a code block that hides text past its box is one.
+_STOPS_MATCH_SCROLLING = """() => {
+  const wrong = [];
+  for (const box of document.querySelectorAll('article span.math, article div.math > mjx-container')) {
+    const scrolls = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight + 12;
+    if (scrolls !== (box.getAttribute('tabindex') === '0')) { wrong.push((scrolls ? 'no stop, scrolls: ' : 'a stop, scrolls not: ') + box.textContent.slice(0, 40)); }
+  }
+  for (const pre of document.querySelectorAll('article pre')) {
+    if (pre.scrollWidth > pre.clientWidth + 1 && pre.tabIndex < 0 && getComputedStyle(pre).overflowX !== 'visible') { wrong.push('code, no stop: ' + pre.id); }
+  }
+  return wrong;
+}"""
+# The planted slip: the page script never hears that the fonts arrived.
+_DEAF_TO_FONTS = """
+FontFaceSet.prototype.addEventListener = function () {};
+Object.defineProperty(FontFaceSet.prototype, 'ready', {get() { return new Promise(() => {}); }});
+"""
+
+
+@pytest.mark.slow
+def test_formula_and_code_stops_follow_fonts_that_arrive_late(browser, late_fonts_server):
+    """With every web font 3 s late, the pages that showed it on a loaded machine (29 Nov 2026: the
+    index's formula a "Wide formula" stop that scrolled nothing, the course page's code block left
+    without its stop) end with a stop on each box that scrolls and on no other: the page script
+    measures again when the fonts arrive (_static/dpmask-a11y.js).  Planted: a page script deaf to
+    the fonts leaves the index's stale stop."""
+    for name in ("index", "chapters/course"):
+        context, page = _open(browser, late_fonts_server, name)
+        try:
+            wrong = page.evaluate(_STOPS_MATCH_SCROLLING)
+        finally:
+            context.close()
+        assert not wrong, f"{name}: {wrong}"
+    context, page = _open(browser, late_fonts_server, "index", init_script=_DEAF_TO_FONTS)
+    try:
+        assert page.evaluate(_STOPS_MATCH_SCROLLING), "the planted deaf page script left nothing stale"
+    finally:
+        context.close()
