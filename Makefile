@@ -90,8 +90,8 @@ test-quick: $(STAMP)
 # `make test` leaves out, HTML_CodeSniffer on every page, IBM's checker on five, the keyboard walk).
 # Lane 2: the package's heavy tests (`heavy`: each takes seconds; tests/conftest.py's HEAVY), JupyterLab
 # with and without the book's extension, the other browser checks, the threads stress (`reader`,
-# `live`, `stress`), and last the student edition's sweeps (axe-core at 1280 px,
-# HTML_CodeSniffer, the keyboard walk): the first lane to ask for the student edition builds it,
+# `live`, `stress`), and last the student edition's sweeps (axe-core at 1280 px and
+# HTML_CodeSniffer, dropdowns closed; the keyboard walk): the first lane to ask for the student edition builds it,
 # the other waits and reuses it (DPMASK_RUN names the run; tests/conftest.py's students_html).
 # docs/ARCHITECTURE.md has the history.
 test-slow: $(STAMP)
