@@ -36,6 +36,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -60,9 +61,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _serve(directory):
-    """Serve *directory* on localhost: yields its base URL (a fixture's body)."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+def _serve(directory, handler=_Quiet):
+    """Serve *directory* on localhost with *handler*: yields its base URL (a fixture's body)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
@@ -78,18 +79,13 @@ class _LateFonts(_Quiet):
 
     def end_headers(self):
         if self.path.split("?")[0].endswith((".woff", ".woff2", ".ttf", ".otf")):
-            import time
-
             time.sleep(3)
         super().end_headers()
 
 
 @pytest.fixture(scope="module")
 def late_fonts_server(built_book):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_LateFonts, directory=str(HTML)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    yield from _serve(HTML, _LateFonts)
 
 
 @pytest.fixture(scope="module")
