@@ -181,6 +181,25 @@ _MATHJAX_DONE = (
 )
 
 
+# Every transition and animation that will end has ended (an endless one, a spinner, is not waited for).
+_STILL = """() => document.getAnimations().every(a => a.playState !== 'running'
+  || !isFinite(a.effect.getComputedTiming().endTime))"""
+
+
+def widen(page, size=None):
+    """Widen *page* to *size* (a desktop's 1280 px) and wait until its layout has settled.
+
+    Past 960 px the theme slides its sidebar in (a 250 ms transition, the contents' box 400 ms), and
+    the text column narrows all that time; the page script measures what scrolls as the column
+    changes (_static/dpmask-a11y.js), the theme 300 ms after the resize.  The check waits for every
+    transition to end, then 400 ms: both scripts' last passes.  Read mid-slide, a code block that
+    scrolls at the final width can still be without its stop (CI, 29 Nov 2026: chapters/course).
+    """
+    page.set_viewport_size(size or DESKTOP)
+    page.wait_for_function(_STILL, timeout=10000)
+    page.wait_for_timeout(400)
+
+
 def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
@@ -214,8 +233,7 @@ def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=T
                     page.wait_for_function(_MATHJAX_DONE, timeout=60000)
                     wait_for_explorers(page)
                     here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
-                    page.set_viewport_size(DESKTOP)
-                    page.wait_for_timeout(300)
+                    widen(page)
                     here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
                 finally:
                     context.close()

@@ -218,11 +218,6 @@ _SLIPS = {
     # a wide block without a box of its own pushes the page sideways
     "chapters/api": (".bd-article p code.literal span.pre { white-space: nowrap !important; }", "scrolls sideways"),
 }
-DESKTOP = {"width": 1280, "height": 800}
-# Two frames after a resize (its handlers have run), or one second if the renderer draws none: a
-# frame is not guaranteed, and page.evaluate has no timeout (waiting on frames alone once hung
-# `make test` on a fresh clone).
-_NEXT_FRAMES = "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 1000); })"
 
 
 # `make test`'s sample of the pages (issue 31 asks for `make test` under 6 minutes idle; axe's four
@@ -275,8 +270,7 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
         barriers = {f"390 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found}
         assert not errors, f"console errors on {page_name} at 390 px: {errors}"
         assert not outside, f"{page_name} tried to leave localhost: {outside}"
-        page.set_viewport_size(DESKTOP)
-        page.evaluate(_NEXT_FRAMES)
+        a11y.widen(page)
         assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name} at 1280 px"
         assert not errors, f"console errors on {page_name} at 1280 px: {errors}"
         barriers.update({f"1280 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found})

@@ -342,3 +342,45 @@ def test_formula_and_code_stops_follow_fonts_that_arrive_late(browser, late_font
         assert page.evaluate(_STOPS_MATCH_SCROLLING), "the planted deaf page script left nothing stale"
     finally:
         context.close()
+
+
+# The text column made wider (both sidebars gone, no width cap), then given back, by a style sheet
+# alone: no resize, no font, no change the page's observers of the DOM hear.
+_WIDE_COLUMN = ("() => { const s = document.createElement('style'); s.id = 'wide-column'; s.textContent ="
+                " '.bd-sidebar-primary, .bd-sidebar-secondary { display: none !important; }"
+                " .bd-article-container { max-width: none !important; }'; document.head.append(s); }")
+_NARROW_AGAIN = "() => document.getElementById('wide-column').remove()"
+# The course page's first code block (its self-check, 80 characters) is a stop exactly when it scrolls.
+_FIRST_CODE = """() => { const pre = document.querySelector('article pre');
+  const scrolls = pre.scrollWidth > pre.clientWidth + 1 && getComputedStyle(pre).overflowX !== 'visible';
+  return {scrolls, stop: pre.tabIndex === 0}; }"""
+_FIRST_CODE_RIGHT = f"() => {{ const s = ({_FIRST_CODE})(); return s.scrolls === s.stop; }}"
+
+
+def test_code_stops_follow_the_text_column_as_it_changes_width(browser, server):
+    """The page script measures again whenever the text column changes width, whatever changed it.
+
+    Widened past 960 px, the page slides its sidebar in over 250 ms, a transition no event reports;
+    measured at the resize alone, the course page's first code block, which scrolls at 1280 px, was
+    left without its stop until the theme's pass 300 ms later (CI, 29 Nov 2026, axe's
+    scrollable-region-focusable).  Here a style sheet widens the column, then narrows it again: the
+    block loses its stop, then has it back.  Planted: a page script without a ResizeObserver keeps
+    the stale stop on the widened block."""
+    context, page = _open(browser, server, "chapters/course")
+    try:
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": True, "stop": True}
+        page.evaluate(_WIDE_COLUMN)
+        page.wait_for_function(_FIRST_CODE_RIGHT, timeout=5000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": False, "stop": False}
+        page.evaluate(_NARROW_AGAIN)
+        page.wait_for_function(_FIRST_CODE_RIGHT, timeout=5000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": True, "stop": True}
+    finally:
+        context.close()
+    context, page = _open(browser, server, "chapters/course", init_script="window.ResizeObserver = undefined;")
+    try:
+        page.evaluate(_WIDE_COLUMN)
+        page.wait_for_timeout(1000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": False, "stop": True}, "the planted page script left nothing stale"
+    finally:
+        context.close()
