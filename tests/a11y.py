@@ -200,7 +200,7 @@ def widen(page, size=None):
     page.wait_for_timeout(400)
 
 
-def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=True):
+def check_edition(html_dir, pages, phone=True, opened=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
     Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
@@ -208,40 +208,28 @@ def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=T
     *phone* false, only at 1280 px (opened at that width); with *opened* false, with the
     dropdowns closed alone (:func:`check_states`).
     """
-    import functools
-    import http.server
-    import threading
-
+    from _ext_import import ext_module
     from playwright.sync_api import sync_playwright
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    localhost = ext_module("localhost")
     found = {}
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=list(chromium_args))
-            for name in pages:
-                context = browser.new_context(**PHONE) if phone else browser.new_context(viewport=DESKTOP)
-                try:
-                    page = context.new_page()
-                    page.goto(f"{base}/{name}.html", wait_until="load")
-                    page.wait_for_function(_MATHJAX_DONE, timeout=60000)
-                    wait_for_explorers(page)
-                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
-                    widen(page)
-                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
-                finally:
-                    context.close()
-                if here:
-                    found[name] = here
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with localhost.serve(html_dir) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=localhost.CHROMIUM, headless=True, args=localhost.CHROMIUM_ARGS)
+        for name in pages:
+            context = browser.new_context(**PHONE) if phone else browser.new_context(viewport=DESKTOP)
+            try:
+                page = context.new_page()
+                page.goto(f"{base}/{name}.html", wait_until="load")
+                page.wait_for_function(_MATHJAX_DONE, timeout=60000)
+                wait_for_explorers(page)
+                here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
+                widen(page)
+                here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
+            finally:
+                context.close()
+            if here:
+                found[name] = here
+        browser.close()
     return found
 
 

@@ -30,12 +30,8 @@ the walk itself on planted pages.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
-import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -47,7 +43,7 @@ from _ext_import import ext_module
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+LOCALHOST = ext_module("localhost")  # the served book
 SAMPLE = "chapters/01_introduction"
 PAGES = ext_module("book_config").toc_pages()
 # The toolbar of every page: what the issue found without a visible focus.  The student edition's
@@ -56,25 +52,13 @@ TOOLBAR = ("Download this page", "Toggle primary sidebar", "Source repository")
 STUDENT_TOOLBAR = ("Download this page", "Toggle primary sidebar")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def _serve(directory, handler=_Quiet):
-    """Serve *directory* on localhost with *handler*: yields its base URL (a fixture's body)."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
 @pytest.fixture(scope="module")
 def server(built_book):
-    yield from _serve(HTML)
+    with LOCALHOST.serve(HTML) as base:
+        yield base
 
 
-class _LateFonts(_Quiet):
+class _LateFonts(LOCALHOST.Quiet):
     """Serves the book with every web font 3 s late: a loaded machine's first visit."""
 
     def end_headers(self):
@@ -85,23 +69,14 @@ class _LateFonts(_Quiet):
 
 @pytest.fixture(scope="module")
 def late_fonts_server(built_book):
-    yield from _serve(HTML, _LateFonts)
+    with LOCALHOST.serve(HTML, _LateFonts) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def student_server(students_html):
-    yield from _serve(students_html)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("browser tests need Chromium: `apt-get update && apt-get install -y chromium`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
+    with LOCALHOST.serve(students_html) as base:
+        yield base
 
 
 def _open(browser, server, name, init_script=None):
