@@ -200,6 +200,12 @@ SCREEN = """async ([patience, wanted]) => {
     const solutions = details.filter(d => /Solution/.test((d.querySelector('summary') || {innerText: ''}).innerText)).map(d => d.open);
     const wasOpen = details.map(d => d.open);
     details.forEach(d => { d.open = true; });
+    // jupyterlab-myst draws a dropdown's body only once it is open: under load, a frame after the
+    // opening it had not yet (CI, 29 Nov 2026: chapter 3's solutions read as their titles alone)
+    const bare = d => { const s = d.querySelector(':scope > summary');
+      return (d.innerText || '').trim() === (s ? s.innerText : '').trim(); };
+    const tOpen = Date.now();
+    while (details.some(bare) && Date.now() - tOpen < 10000) await frame();
     const t0 = Date.now();
     let text = '';
     for (;;) {
