@@ -36,17 +36,6 @@ BADGE_END = "<!-- /binder-badge -->"
 
 _GITHUB = re.compile(r"^https://github\.com/(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]+?)/?$")
 
-# Chromium's launch flags that work offline and as root (the PDF printer and the browser tests).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 def config(root: Path = ROOT) -> dict:
     """``_config.yml`` as a dict."""

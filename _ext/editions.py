@@ -54,8 +54,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import os
 import re
@@ -63,17 +61,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unicodedata
 from pathlib import Path
-from urllib.parse import urlparse
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from book_config import (  # noqa: E402
-    CHROMIUM_ARGS,
     PLACEHOLDER_URL,
     ROOT,
     badge_block,
@@ -84,12 +79,13 @@ from book_config import (  # noqa: E402
     students_branch,
     toc_pages,
 )
+from localhost import CHROMIUM, CHROMIUM_ARGS, keep_local, serve  # noqa: E402
 from pdf_tags import FORMULA_MARK, marked_text, tag_joined  # noqa: E402
 from solutions import write_solution_free_tree  # noqa: E402
 
 # Kept under their old names: the tests and tests/test_live.py import them from here.
 _readme_with_badge = readme_with_badge
-__all__ = ["CHROMIUM_ARGS", "ROOT", "badge_block", "binder_url", "repository", "toc_pages", "build_pdf", "build_students"]
+__all__ = ["ROOT", "badge_block", "binder_url", "repository", "toc_pages", "build_pdf", "build_students"]
 
 API_PAGE = "chapters/api"
 
@@ -384,16 +380,10 @@ _HEADINGS = """
 """
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def _chromium() -> str:
-    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-    if path is None:
+    if CHROMIUM is None:
         raise SystemExit("make pdf needs Chromium: `apt-get update && apt-get install -y chromium`")
-    return path
+    return CHROMIUM
 
 
 def _norm(text: str) -> str:
@@ -455,64 +445,49 @@ def print_pages(html: Path, pages: list[str], parts_dir: Path) -> list[dict]:
     missing = [p for p in pages if not (html / f"{p}.html").exists()]
     if missing:
         raise SystemExit(f"build the HTML first (make book / make book-students): missing {missing}")
-    handler = functools.partial(_Quiet, directory=str(html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
     printed = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1000, "height": 1400})
-
-            def offline(route):
-                host = urlparse(route.request.url).hostname
-                if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
-                    route.continue_()
-                else:
-                    route.abort()
-
-            context.route("**/*", offline)
-            page = context.new_page()
-            for i, name in enumerate(pages):
-                page.goto(f"{base}/{name}.html", wait_until="load")
-                try:
-                    page.wait_for_function(_WIDGETS_DRAWN, timeout=20000)
-                except Exception:  # noqa: BLE001 - print what is there, and say so
-                    print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
-                page.evaluate(_OPEN_EVERYTHING)
-                page.evaluate(_NAME_WIDGET_IMAGES)
-                page.evaluate(_MATHJAX_DONE)
-                page.emulate_media(media="print")
-                page.wait_for_timeout(200)
-                headings = page.evaluate(_HEADINGS)
-                # after the headings are read: the bookmarks take no carrier from a formula's wrapper
-                t_speech = time.perf_counter()
-                formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
-                _SPEECH.update(formulas.pop("learnt"))
-                formulas["seconds"] = round(time.perf_counter() - t_speech, 2)
-                title = page.title().split(" \u2014 ")[0].strip()
-                target = parts_dir / f"{i:02d}.pdf"
-                page.pdf(
-                    path=str(target),
-                    format="A4",
-                    print_background=True,
-                    outline=True,
-                    tagged=True,
-                    display_header_footer=True,
-                    header_template="<span></span>",
-                    footer_template=(
-                        '<div style="font-size:8px;width:100%;text-align:center;color:#666">'
-                        f"{_escape(title)} &middot; <span class=pageNumber></span></div>"
-                    ),
-                    margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
-                )
-                page.emulate_media(media="screen")
-                printed.append({"name": name, "file": target, "title": title, "headings": headings,
-                                "formulas": formulas})
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with serve(html) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1000, "height": 1400})
+        keep_local(context)
+        page = context.new_page()
+        for i, name in enumerate(pages):
+            page.goto(f"{base}/{name}.html", wait_until="load")
+            try:
+                page.wait_for_function(_WIDGETS_DRAWN, timeout=20000)
+            except Exception:  # noqa: BLE001 - print what is there, and say so
+                print(f"warning: {name}: the widgets did not render within 20 s", file=sys.stderr)
+            page.evaluate(_OPEN_EVERYTHING)
+            page.evaluate(_NAME_WIDGET_IMAGES)
+            page.evaluate(_MATHJAX_DONE)
+            page.emulate_media(media="print")
+            page.wait_for_timeout(200)
+            headings = page.evaluate(_HEADINGS)
+            # after the headings are read: the bookmarks take no carrier from a formula's wrapper
+            t_speech = time.perf_counter()
+            formulas = page.evaluate(_FORMULA_SPEECH, [FORMULA_MARK, _SPEECH])
+            _SPEECH.update(formulas.pop("learnt"))
+            formulas["seconds"] = round(time.perf_counter() - t_speech, 2)
+            title = page.title().split(" \u2014 ")[0].strip()
+            target = parts_dir / f"{i:02d}.pdf"
+            page.pdf(
+                path=str(target),
+                format="A4",
+                print_background=True,
+                outline=True,
+                tagged=True,
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=(
+                    '<div style="font-size:8px;width:100%;text-align:center;color:#666">'
+                    f"{_escape(title)} &middot; <span class=pageNumber></span></div>"
+                ),
+                margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
+            )
+            page.emulate_media(media="screen")
+            printed.append({"name": name, "file": target, "title": title, "headings": headings,
+                            "formulas": formulas})
+        browser.close()
     return printed
 
 

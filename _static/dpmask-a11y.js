@@ -12,7 +12,8 @@
  *   "Toggle hidden content" and shows "Show code cell source") loses the aria-label, so that it
  *   is named by what it shows.
  * - scrollable-region-focusable: a code block that scrolls sideways gets a tab stop when a
- *   dropdown opens (the theme gives one only to what scrolls when the page loads).
+ *   dropdown opens, a font arrives or the text column changes width (the theme gives one when the
+ *   page loads and 300 ms after a resize, measured before its sidebar has finished sliding in).
  * - the solution toggles (sphinx-togglebutton's button in an admonition's title) were all named
  *   "Toggle hidden content" (issue 31, WCAG 2.5.3 and 4.1.2): each is named after what it opens,
  *   starting with the word it shows ("Show the solution to Exercise 3.1", then "Hide ..."; the
@@ -363,6 +364,14 @@
     if (document.fonts) {
       document.fonts.addEventListener("loadingdone", later);
       document.fonts.ready.then(later);
+    }
+    // the text column narrows or widens with no event this script hears: widened past 960 px, the
+    // page slides its sidebar in over 250 ms (a CSS transition), and a code block measured at the
+    // resize had not yet lost the width that kept it from scrolling (CI, 29 Nov 2026: the course
+    // page's first code block left without its stop at 1280 px); the column's box is watched
+    if (window.ResizeObserver) {
+      const column = document.querySelector("article") || document.body;
+      new ResizeObserver(later).observe(column);
     }
     window.addEventListener("resize", later);  // the search button's text shows from 960 px on
     document.addEventListener("toggle", later, true);  // a <details> opened or closed

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+from _ext_import import ext_module
+
+CHROMIUM = ext_module("localhost").CHROMIUM
 # JupyterLab's check for news and updates asks the network: off in every live test.
 QUIET = {("@jupyterlab/apputils-extension", "notification"): {"fetchNews": "false", "checkForUpdates": False}}
 

@@ -181,7 +181,26 @@ _MATHJAX_DONE = (
 )
 
 
-def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=True):
+# Every transition and animation that will end has ended (an endless one, a spinner, is not waited for).
+_STILL = """() => document.getAnimations().every(a => a.playState !== 'running'
+  || !isFinite(a.effect.getComputedTiming().endTime))"""
+
+
+def widen(page, size=None):
+    """Widen *page* to *size* (a desktop's 1280 px) and wait until its layout has settled.
+
+    Past 960 px the theme slides its sidebar in (a 250 ms transition, the contents' box 400 ms), and
+    the text column narrows all that time; the page script measures what scrolls as the column
+    changes (_static/dpmask-a11y.js), the theme 300 ms after the resize.  The check waits for every
+    transition to end, then 400 ms: both scripts' last passes.  Read mid-slide, a code block that
+    scrolls at the final width can still be without its stop (CI, 29 Nov 2026: chapters/course).
+    """
+    page.set_viewport_size(size or DESKTOP)
+    page.wait_for_function(_STILL, timeout=10000)
+    page.wait_for_timeout(400)
+
+
+def check_edition(html_dir, pages, phone=True, opened=True):
     """{page: {where: violations}} over *pages* of the edition in *html_dir* (empty when all pass).
 
     Each page is opened once on a phone (390 px), checked with its dropdowns closed and opened,
@@ -189,41 +208,28 @@ def check_edition(html_dir, pages, chromium, chromium_args, phone=True, opened=T
     *phone* false, only at 1280 px (opened at that width); with *opened* false, with the
     dropdowns closed alone (:func:`check_states`).
     """
-    import functools
-    import http.server
-    import threading
-
+    from _ext_import import ext_module
     from playwright.sync_api import sync_playwright
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    localhost = ext_module("localhost")
     found = {}
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=list(chromium_args))
-            for name in pages:
-                context = browser.new_context(**PHONE) if phone else browser.new_context(viewport=DESKTOP)
-                try:
-                    page = context.new_page()
-                    page.goto(f"{base}/{name}.html", wait_until="load")
-                    page.wait_for_function(_MATHJAX_DONE, timeout=60000)
-                    wait_for_explorers(page)
-                    here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
-                    page.set_viewport_size(DESKTOP)
-                    page.wait_for_timeout(300)
-                    here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
-                finally:
-                    context.close()
-                if here:
-                    found[name] = here
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with localhost.serve(html_dir) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=localhost.CHROMIUM, headless=True, args=localhost.CHROMIUM_ARGS)
+        for name in pages:
+            context = browser.new_context(**PHONE) if phone else browser.new_context(viewport=DESKTOP)
+            try:
+                page = context.new_page()
+                page.goto(f"{base}/{name}.html", wait_until="load")
+                page.wait_for_function(_MATHJAX_DONE, timeout=60000)
+                wait_for_explorers(page)
+                here = {f"390 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v} if phone else {}
+                widen(page)
+                here.update({f"1280 px, dropdowns {k}": v for k, v in check_states(page, opened).items() if v})
+            finally:
+                context.close()
+            if here:
+                found[name] = here
+        browser.close()
     return found
 
 

@@ -216,42 +216,30 @@ def describe(findings, limit=3):
     return "\n".join(lines)
 
 
-def sweep(html_dir, pages, engine, chromium, chromium_args, opened=True):
+def sweep(html_dir, pages, engine, opened=True):
     """{page: {state: findings}} of *engine* over *pages* of the edition in *html_dir*, each served
     on 127.0.0.1 and opened at 1280 px as tests/test_a11y_engines.py opens them (empty when all
     pass): the student edition's sweep in tests/test_publish.py (*opened*: as :func:`check_states`)."""
-    import functools
-    import http.server
-    import threading
-
     import a11y
+    from _ext_import import ext_module
     from playwright.sync_api import sync_playwright
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(html_dir)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    localhost = ext_module("localhost")
     found = {}
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=list(chromium_args))
-            for name in pages:
-                context = browser.new_context(viewport=a11y.DESKTOP)
-                try:
-                    page = context.new_page()
-                    page.goto(f"{base}/{name}.html", wait_until="load", timeout=120000)
-                    page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)
-                    a11y.wait_for_explorers(page)
-                    page.wait_for_timeout(300)
-                    states = {k: v for k, v in check_states(page, engine, opened).items() if v}
-                finally:
-                    context.close()
-                if states:
-                    found[name] = states
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with localhost.serve(html_dir) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=localhost.CHROMIUM, headless=True, args=localhost.CHROMIUM_ARGS)
+        for name in pages:
+            context = browser.new_context(viewport=a11y.DESKTOP)
+            try:
+                page = context.new_page()
+                page.goto(f"{base}/{name}.html", wait_until="load", timeout=120000)
+                page.wait_for_function(a11y._MATHJAX_DONE, timeout=60000)
+                a11y.wait_for_explorers(page)
+                page.wait_for_timeout(300)
+                states = {k: v for k, v in check_states(page, engine, opened).items() if v}
+            finally:
+                context.close()
+            if states:
+                found[name] = states
+        browser.close()
     return found

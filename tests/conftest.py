@@ -539,6 +539,23 @@ def built_book(request):
     return log
 
 
+# Chromium, once per test file.  Module scope, never session: a sync Playwright left running by one
+# file makes the next file's fail to start ("Sync API inside the asyncio loop"; tests/test_lanes.py).
+# Skipped without Chromium, and .ci/run fails a run that skipped so.
+@pytest.fixture(scope="module")
+def browser():
+    from _ext_import import ext_module
+
+    localhost = ext_module("localhost")
+    if localhost.CHROMIUM is None:
+        pytest.skip("browser tests need Chromium: install Debian's package with "
+                    "`apt-get update && apt-get install -y chromium` (CI does this in .ci/run)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=localhost.CHROMIUM, headless=True, args=localhost.CHROMIUM_ARGS)
+        yield b
+        b.close()
+
 # The portable notebooks (issue 29), once per session for every module that reads them
 # (tests/test_portable.py through nbconvert, tests/test_portable_lab.py in JupyterLab).
 @pytest.fixture(scope="session")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,20 +25,8 @@ import a11y
 from _ext_import import ext_module
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 # the page scripts the book adds to every page: the theme's fixes and the explorers' (one source with JupyterLab)
 SCRIPT = "\n".join((ROOT / "_static" / name).read_text(encoding="utf-8") for name in ("dpmask-a11y.js", "dpmask-explorers-a11y.js"))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("browser tests need Chromium: `apt-get update && apt-get install -y chromium`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
 
 
 def _page(body, script=False):

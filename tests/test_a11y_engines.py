@@ -26,12 +26,8 @@ LEFT_OUT, each tested here).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -44,7 +40,6 @@ from _ext_import import ext_module
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 PAGES = ext_module("book_config").toc_pages()
 SAMPLE = "index"  # make test's page for both engines: the sweeps below are slow
 # The IBM engine's pages: each kind the issue names, as far as it finishes them in a test's time: the
@@ -79,28 +74,10 @@ ACE_CAUGHT = {
 }
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(built_book):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(HTML)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("browser tests need Chromium: `apt-get update && apt-get install -y chromium`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
+    with ext_module("localhost").serve(HTML) as base:
+        yield base
 
 
 def open_page(browser, base, name):

@@ -14,15 +14,10 @@ browser tests skip with a message that says how to install it (CI installs it an
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import re
-import shutil
-import threading
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -33,8 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # jupyter-book writes to <OUT>/_build/html; DPMASK_BOOK_OUT moves it (e.g. to a scratch folder).
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-
+LOCALHOST = ext_module("localhost")  # the served book, Chromium kept to it
 
 
 def _toc_pages():
@@ -68,42 +62,10 @@ def test_pages_reference_no_cdn(built_book):
 # --- the browser --------------------------------------------------------------------------
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest output clean
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(built_book):
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-def _chromium_args():
-    """The offline, as-root launch flags, kept in one place with the PDF printer's (_ext/editions.py)."""
-    return list(ext_module("editions").CHROMIUM_ARGS)
-
-
-@pytest.fixture(scope="module")  # closed at this file's end: a sync Playwright left running would refuse the next file's (test_keyboard)
-def browser():
-    if CHROMIUM is None:
-        pytest.skip(
-            "browser tests need Chromium: install Debian's package with "
-            "`apt-get update && apt-get install -y chromium` (CI does this in .ci/run)"
-        )
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=_chromium_args(),
-        )
-        yield b
-        b.close()
+    with LOCALHOST.serve(HTML) as base:
+        yield base
 
 
 def _visit(browser, url, **context_options):
@@ -116,17 +78,9 @@ def _visit(browser, url, **context_options):
         if msg.type == "error":
             errors.append(msg.text)
 
-    def on_request(route):
-        host = urlparse(route.request.url).hostname
-        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
     page.on("console", on_console)
     page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    context.route("**/*", on_request)
+    LOCALHOST.keep_local(context, outside)
     page.goto(url, wait_until="load")
     return page, context, errors, outside
 
@@ -218,11 +172,6 @@ _SLIPS = {
     # a wide block without a box of its own pushes the page sideways
     "chapters/api": (".bd-article p code.literal span.pre { white-space: nowrap !important; }", "scrolls sideways"),
 }
-DESKTOP = {"width": 1280, "height": 800}
-# Two frames after a resize (its handlers have run), or one second if the renderer draws none: a
-# frame is not guaranteed, and page.evaluate has no timeout (waiting on frames alone once hung
-# `make test` on a fresh clone).
-_NEXT_FRAMES = "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 1000); })"
 
 
 # `make test`'s sample of the pages (issue 31 asks for `make test` under 6 minutes idle; axe's four
@@ -275,8 +224,7 @@ def test_page_renders_offline_and_reads_on_a_phone(browser, server, page_name):
         barriers = {f"390 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found}
         assert not errors, f"console errors on {page_name} at 390 px: {errors}"
         assert not outside, f"{page_name} tried to leave localhost: {outside}"
-        page.set_viewport_size(DESKTOP)
-        page.evaluate(_NEXT_FRAMES)
+        a11y.widen(page)
         assert page.locator("mjx-merror").count() == 0, f"MathJax reported an error on {page_name} at 1280 px"
         assert not errors, f"console errors on {page_name} at 1280 px: {errors}"
         barriers.update({f"1280 px, dropdowns {state}": found for state, found in a11y.check_states(page).items() if found})

@@ -30,12 +30,8 @@ the walk itself on planted pages.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
-import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -47,7 +43,7 @@ from _ext_import import ext_module
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(os.environ.get("DPMASK_BOOK_OUT", ROOT))
 HTML = OUT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+LOCALHOST = ext_module("localhost")  # the served book
 SAMPLE = "chapters/01_introduction"
 PAGES = ext_module("book_config").toc_pages()
 # The toolbar of every page: what the issue found without a visible focus.  The student edition's
@@ -56,25 +52,13 @@ TOOLBAR = ("Download this page", "Toggle primary sidebar", "Source repository")
 STUDENT_TOOLBAR = ("Download this page", "Toggle primary sidebar")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def _serve(directory, handler=_Quiet):
-    """Serve *directory* on localhost with *handler*: yields its base URL (a fixture's body)."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
 @pytest.fixture(scope="module")
 def server(built_book):
-    yield from _serve(HTML)
+    with LOCALHOST.serve(HTML) as base:
+        yield base
 
 
-class _LateFonts(_Quiet):
+class _LateFonts(LOCALHOST.Quiet):
     """Serves the book with every web font 3 s late: a loaded machine's first visit."""
 
     def end_headers(self):
@@ -85,23 +69,14 @@ class _LateFonts(_Quiet):
 
 @pytest.fixture(scope="module")
 def late_fonts_server(built_book):
-    yield from _serve(HTML, _LateFonts)
+    with LOCALHOST.serve(HTML, _LateFonts) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def student_server(students_html):
-    yield from _serve(students_html)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("browser tests need Chromium: `apt-get update && apt-get install -y chromium`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
+    with LOCALHOST.serve(students_html) as base:
+        yield base
 
 
 def _open(browser, server, name, init_script=None):
@@ -340,5 +315,47 @@ def test_formula_and_code_stops_follow_fonts_that_arrive_late(browser, late_font
     context, page = _open(browser, late_fonts_server, "index", init_script=_DEAF_TO_FONTS)
     try:
         assert page.evaluate(_STOPS_MATCH_SCROLLING), "the planted deaf page script left nothing stale"
+    finally:
+        context.close()
+
+
+# The text column made wider (both sidebars gone, no width cap), then given back, by a style sheet
+# alone: no resize, no font, no change the page's observers of the DOM hear.
+_WIDE_COLUMN = ("() => { const s = document.createElement('style'); s.id = 'wide-column'; s.textContent ="
+                " '.bd-sidebar-primary, .bd-sidebar-secondary { display: none !important; }"
+                " .bd-article-container { max-width: none !important; }'; document.head.append(s); }")
+_NARROW_AGAIN = "() => document.getElementById('wide-column').remove()"
+# The course page's first code block (its self-check, 80 characters) is a stop exactly when it scrolls.
+_FIRST_CODE = """() => { const pre = document.querySelector('article pre');
+  const scrolls = pre.scrollWidth > pre.clientWidth + 1 && getComputedStyle(pre).overflowX !== 'visible';
+  return {scrolls, stop: pre.tabIndex === 0}; }"""
+_FIRST_CODE_RIGHT = f"() => {{ const s = ({_FIRST_CODE})(); return s.scrolls === s.stop; }}"
+
+
+def test_code_stops_follow_the_text_column_as_it_changes_width(browser, server):
+    """The page script measures again whenever the text column changes width, whatever changed it.
+
+    Widened past 960 px, the page slides its sidebar in over 250 ms, a transition no event reports;
+    measured at the resize alone, the course page's first code block, which scrolls at 1280 px, was
+    left without its stop until the theme's pass 300 ms later (CI, 29 Nov 2026, axe's
+    scrollable-region-focusable).  Here a style sheet widens the column, then narrows it again: the
+    block loses its stop, then has it back.  Planted: a page script without a ResizeObserver keeps
+    the stale stop on the widened block."""
+    context, page = _open(browser, server, "chapters/course")
+    try:
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": True, "stop": True}
+        page.evaluate(_WIDE_COLUMN)
+        page.wait_for_function(_FIRST_CODE_RIGHT, timeout=5000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": False, "stop": False}
+        page.evaluate(_NARROW_AGAIN)
+        page.wait_for_function(_FIRST_CODE_RIGHT, timeout=5000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": True, "stop": True}
+    finally:
+        context.close()
+    context, page = _open(browser, server, "chapters/course", init_script="window.ResizeObserver = undefined;")
+    try:
+        page.evaluate(_WIDE_COLUMN)
+        page.wait_for_timeout(1000)
+        assert page.evaluate(_FIRST_CODE) == {"scrolls": False, "stop": True}, "the planted page script left nothing stale"
     finally:
         context.close()

@@ -67,7 +67,7 @@ def lab(tmp_path_factory):
 def explorers_page(lab):
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ext_module("localhost").CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(f"{lab}/lab/workspaces/a11y/tree/explorers.ipynb?reset", timeout=120_000)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)

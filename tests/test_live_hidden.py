@@ -33,8 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from _ext_import import ext_module
-from _lab import CHROMIUM, jupyter_lab
+from _lab import jupyter_lab
 from test_cell_visibility import _expected, _in_solution
 
 pytestmark = pytest.mark.live
@@ -65,15 +64,6 @@ def lab(tmp_path_factory):
     (root / "chapters" / "planted_07a_unlabelled.ipynb").write_text(json.dumps(nb, indent=1))
     with jupyter_lab(root) as url:
         yield url, root
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
 
 
 # One cell of the open notebook, scrolled into view: what a reader sees of its source and outputs.

@@ -20,7 +20,6 @@ tests/test_publish.py runs :func:`tag_problems` and the checker on the book's th
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 import sysconfig
 from pathlib import Path
@@ -30,13 +29,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
 import editions  # noqa: E402
+import localhost  # noqa: E402
 
 pikepdf = pytest.importorskip("pikepdf")
 pdfua = pytest.importorskip("pdfua")
 
 # The book's MathJax (sphinx-mathjax-offline's copy, with the speech rule engine and its maps).
 MATHJAX = Path(sysconfig.get_path("purelib")) / "sphinx-mathjax-offline" / "static" / "mathjax"
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMIUM = localhost.CHROMIUM
 # PDF/UA-28-004 asks the file to claim PDF/UA conformance in its XMP (pdfuaid:part).  The book does
 # not claim it: the checker covers 16 of PDF/UA's 106 machine-checkable rules, and what no machine
 # checks (a meaningful reading order, alt text that fits) has been read by no auditor.

@@ -632,12 +632,17 @@ def test_portable_notebook_runs_in_a_fresh_environment(edition, stem, portable_n
     path = portable_notebooks / edition / "chapters" / f"{stem}.ipynb"
     nb = nbformat.read(str(path), as_version=4)
     book = glued_values(json.loads(path.read_text()))
-    nb.cells.append(nbformat.v4.new_code_cell("import json\nfrom dpmask.book import glued\nprint(json.dumps({k: v for k, v in vars(glued).items()}))"))
+    # the values go to a file: printed, they reached nbclient in two stream messages on a loaded
+    # machine (CI, 29 Nov 2026: the cell's last output was its line's end alone)
+    glued_file = tmp_path / "glued.json"
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import json\nfrom dpmask.book import glued\n"
+        f"with open({str(glued_file)!r}, 'w') as f:\n    json.dump(dict(vars(glued)), f)"))
     client = nbclient.NotebookClient(nb, kernel_name="dpmask-fresh", timeout=1200,
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     assert nb.cells[0].outputs == [] or all(o.get("output_type") != "error" for o in nb.cells[0].outputs)
-    run = json.loads(nb.cells[-1].outputs[-1]["text"])
+    run = json.loads(glued_file.read_text())
     assert set(book) <= set(run), f"{stem} ({edition}): not glued in the fresh run: {sorted(set(book) - set(run))[:10]}"
     if stem in MEASURED_CHAPTERS:  # timings and memory, measured afresh by each run: glued, and numbers
         bad = {k: run[k] for k in book if not (isinstance(run[k], int | float) and math.isfinite(run[k]))}

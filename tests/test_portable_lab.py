@@ -49,8 +49,7 @@ from pathlib import Path
 import pytest
 
 import test_portable as tp
-from _ext_import import ext_module
-from _lab import CHROMIUM, jupyter_lab
+from _lab import jupyter_lab
 
 pytestmark = pytest.mark.slow
 
@@ -93,15 +92,6 @@ def plain_lab(tmp_path_factory):
         with jupyter_lab(root, settings) as url:
             mp.undo()
             yield url, root
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

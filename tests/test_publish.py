@@ -31,7 +31,7 @@ STUDENTS = OUT / "_build" / "students" / "html"
 STUDENT_NOTEBOOKS = OUT / "_build" / "students" / "notebooks"
 PDF_DIR = OUT / "_build" / "pdf"
 BIN = Path(sys.executable).parent
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+CHROMIUM = ext_module("localhost").CHROMIUM
 
 sys.path.insert(0, str(ROOT / "_ext"))
 import editions  # noqa: E402
@@ -1341,8 +1341,7 @@ def test_student_edition_has_no_accessibility_violation(students_html):
 
     if CHROMIUM is None:
         pytest.skip("the accessibility check needs Chromium: `apt-get update && apt-get install -y chromium`")
-    found = a11y.check_edition(students_html, editions.toc_pages(), CHROMIUM, editions.CHROMIUM_ARGS,
-                               phone=False, opened=False)
+    found = a11y.check_edition(students_html, editions.toc_pages(), phone=False, opened=False)
     assert not found, f"axe-core {a11y.axe_version()} on the student edition:\n" + "\n".join(
         f"{page}, {where}:\n{a11y.describe(v)}" for page, states in found.items() for where, v in states.items())
 
@@ -1357,7 +1356,6 @@ def test_student_edition_has_no_htmlcs_error(students_html):
 
     if CHROMIUM is None:
         pytest.skip("the accessibility check needs Chromium: `apt-get update && apt-get install -y chromium`")
-    found = a11y_engines.sweep(students_html, editions.toc_pages(), "htmlcs", CHROMIUM, editions.CHROMIUM_ARGS,
-                               opened=False)
+    found = a11y_engines.sweep(students_html, editions.toc_pages(), "htmlcs", opened=False)
     assert not found, "HTML_CodeSniffer on the student edition:\n" + "\n".join(
         f"{page}, dropdowns {state}:\n{a11y_engines.describe(v)}" for page, states in found.items() for state, v in states.items())
