@@ -44,7 +44,7 @@ from pathlib import Path
 import pytest
 
 from _ext_import import ext_module
-from _lab import CHROMIUM, jupyter_lab
+from _lab import jupyter_lab
 from conftest import MEASURED_CHAPTERS
 
 pytestmark = pytest.mark.live
@@ -98,15 +98,6 @@ def lab(tmp_path_factory, book_html):
     ext_module("executed").write_executed_notebooks(root / "executed", BUILD / ".jupyter_cache")
     with jupyter_lab(root) as url:
         yield url, root
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(ext_module("editions").CHROMIUM_ARGS))
-        yield b
-        b.close()
 
 
 class _Hog:
