@@ -186,8 +186,8 @@ _STILL = """() => document.getAnimations().every(a => a.playState !== 'running'
   || !isFinite(a.effect.getComputedTiming().endTime))"""
 
 
-def widen(page, size=None):
-    """Widen *page* to *size* (a desktop's 1280 px) and wait until its layout has settled.
+def widen(page):
+    """Widen *page* to a desktop's 1280 px and wait until its layout has settled.
 
     Past 960 px the theme slides its sidebar in (a 250 ms transition, the contents' box 400 ms), and
     the text column narrows all that time; the page script measures what scrolls as the column
@@ -195,7 +195,7 @@ def widen(page, size=None):
     transition to end, then 400 ms: both scripts' last passes.  Read mid-slide, a code block that
     scrolls at the final width can still be without its stop (CI, 29 Nov 2026: chapters/course).
     """
-    page.set_viewport_size(size or DESKTOP)
+    page.set_viewport_size(DESKTOP)
     page.wait_for_function(_STILL, timeout=10000)
     page.wait_for_timeout(400)
 

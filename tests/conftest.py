@@ -556,6 +556,7 @@ def browser():
         yield b
         b.close()
 
+
 # The portable notebooks (issue 29), once per session for every module that reads them
 # (tests/test_portable.py through nbconvert, tests/test_portable_lab.py in JupyterLab).
 @pytest.fixture(scope="session")

@@ -16,10 +16,10 @@ localhost = ext_module("localhost")
     ("http://localhost/_static/x.js", True),
     ("data:image/png;base64,AAAA", True),
     ("blob:http://127.0.0.1:8000/1234", True),
-    ("https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js", False),
+    ("https://assets.invalid/mathjax/tex-chtml.js", False),
     ("http://127.0.0.1.example.org/x", False),
     ("http://localhost.example.org/x", False),
-    ("https://mybinder.org/v2/gh/x", False),
+    ("https://binder.invalid/v2/gh/x", False),
 ])
 def test_only_localhost_data_and_blobs_are_local(url, local):
     assert localhost.is_local(url) is local
@@ -36,11 +36,12 @@ def test_serve_gives_the_folder_on_127_0_0_1_until_the_block_ends(tmp_path):
 
 
 def test_a_context_kept_local_refuses_and_notes_what_would_leave(browser, tmp_path):
-    """A page that asks a CDN for a script: the request is refused and noted; its own file loads."""
+    """A page that asks another host (a reserved .invalid name, never resolved) for a script: the
+    request is refused before it leaves and noted; the page's own file loads."""
     (tmp_path / "own.js").write_text("window.ownLoaded = true;")
     (tmp_path / "page.html").write_text(
         "<!DOCTYPE html><html lang='en'><head><title>t</title><script src='own.js'></script>"
-        "<script src='https://cdn.example.org/lib.js'></script></head><body></body></html>")
+        "<script src='https://assets.invalid/lib.js'></script></head><body></body></html>")
     outside = []
     with localhost.serve(tmp_path) as base:
         context = browser.new_context()
@@ -51,4 +52,4 @@ def test_a_context_kept_local_refuses_and_notes_what_would_leave(browser, tmp_pa
             assert page.evaluate("() => window.ownLoaded === true")
         finally:
             context.close()
-    assert outside == ["https://cdn.example.org/lib.js"]
+    assert outside == ["https://assets.invalid/lib.js"]
